@@ -107,7 +107,7 @@ export class AuthService {
   }
 
   async me(session: CompanySession, presentedToken: string): Promise<AuthenticatedCompany> {
-    const found = await this.companies.findWithSubscription(session.companyId);
+    const found = await this.sessions.findCompanyView(session.companyId);
     if (!found) {
       throw new CompanyNotFoundError();
     }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ExpiringMap } from '../../../common/caching/expiring-map';
 import { CompanySession, SessionLookup } from '../../../common/auth/company-session';
 import { sha256Hex } from '../../../common/crypto/hashing';
 import { AppConfig } from '../../../config/app-config.service';
@@ -7,26 +8,38 @@ import {
   AccessTokensRepository,
   TokenCompanyRow,
 } from '../infrastructure/access-tokens.repository';
+import {
+  CompaniesRepository,
+  CompanyWithSubscription,
+} from '../infrastructure/companies.repository';
 
 /**
- * Sessions are cached for at most this long, so that admin changes, deactivations and
- * revocations made on another instance take effect within the 5 s SPEC-EXTENSIONS.md 2 allows;
- * changes made on this instance invalidate at once.
+ * Sessions and company views are cached for at most this long, so that admin changes,
+ * deactivations and revocations made on another instance take effect within the 5 s
+ * SPEC-EXTENSIONS.md 2 allows; changes made on this instance invalidate at once.
  */
 export const SESSION_CACHE_TTL_MS = 4_000;
 const MAX_CACHED_SESSIONS = 50_000;
+const MAX_CACHED_COMPANIES = 10_000;
 
-interface CachedSession {
-  session: CompanySession | null;
-  expiresAt: number;
-}
-
+/**
+ * The per-request lookups of an authenticated call (token → session, and the company's view
+ * for /api/auth/me), answered from memory so that a request costs no query in the common case.
+ */
 @Injectable()
 export class SessionCache extends SessionLookup {
-  private readonly cache = new Map<string, CachedSession>();
+  private readonly sessions = new ExpiringMap<string, CompanySession | null>(
+    SESSION_CACHE_TTL_MS,
+    MAX_CACHED_SESSIONS,
+  );
+  private readonly companyViews = new ExpiringMap<number, CompanyWithSubscription | null>(
+    SESSION_CACHE_TTL_MS,
+    MAX_CACHED_COMPANIES,
+  );
 
   constructor(
     private readonly tokens: AccessTokensRepository,
+    private readonly companies: CompaniesRepository,
     private readonly config: AppConfig,
   ) {
     super();
@@ -34,33 +47,34 @@ export class SessionCache extends SessionLookup {
 
   async findByToken(token: string): Promise<CompanySession | null> {
     const tokenHash = sha256Hex(token);
-    const cached = this.cache.get(tokenHash);
-    if (cached && cached.expiresAt > Date.now()) {
-      return cached.session;
+    const cached = this.sessions.get(tokenHash);
+    if (cached) {
+      return cached.value;
     }
     const row = await this.tokens.findLiveTokenCompany(tokenHash);
     const session = row ? this.toSession(row, tokenHash) : null;
-    this.remember(tokenHash, session);
+    this.sessions.set(tokenHash, session);
     return session;
   }
 
+  /** The company with its subscription; callers must not modify what it returns. */
+  async findCompanyView(companyId: number): Promise<CompanyWithSubscription | null> {
+    const cached = this.companyViews.get(companyId);
+    if (cached) {
+      return cached.value;
+    }
+    const view = await this.companies.findWithSubscription(companyId);
+    this.companyViews.set(companyId, view);
+    return view;
+  }
+
   forgetToken(tokenHash: string): void {
-    this.cache.delete(tokenHash);
+    this.sessions.delete(tokenHash);
   }
 
   forgetCompany(companyId: number): void {
-    for (const [hash, entry] of this.cache) {
-      if (entry.session?.companyId === companyId) {
-        this.cache.delete(hash);
-      }
-    }
-  }
-
-  private remember(tokenHash: string, session: CompanySession | null): void {
-    if (this.cache.size >= MAX_CACHED_SESSIONS) {
-      this.cache.clear();
-    }
-    this.cache.set(tokenHash, { session, expiresAt: Date.now() + SESSION_CACHE_TTL_MS });
+    this.sessions.deleteWhere((session) => session?.companyId === companyId);
+    this.companyViews.delete(companyId);
   }
 
   private toSession(row: TokenCompanyRow, tokenHash: string): CompanySession {

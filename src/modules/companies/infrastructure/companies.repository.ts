@@ -40,7 +40,7 @@ export class CompaniesRepository {
     return this.subscriptions.findOne({ where: { companyId } });
   }
 
-  /** One query: /api/auth/me answers from it on every call. */
+  /** One query: the company view that /api/auth/me answers from (through SessionCache). */
   async findWithSubscription(companyId: number): Promise<CompanyWithSubscription | null> {
     const company = await this.companies
       .createQueryBuilder('c')
