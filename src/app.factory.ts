@@ -1,36 +1,54 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Logger, NestMiddleware } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { NextFunction, Request, Response } from 'express';
-import { Logger } from 'nestjs-pino';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { buildInfo } from './common/build-info';
+import { createRootLogger } from './common/logging/logger-options';
+import { mapError, sendError } from './common/http/all-exceptions.filter';
+import { JsonBodyMiddleware } from './common/http/json-body.middleware';
+import { requestIdOf, requestLogMiddleware } from './common/logging/request-log.middleware';
 import { RateLimitMiddleware } from './common/rate-limit/rate-limit.middleware';
 import { AppConfig } from './config/app-config.service';
 
 /** Builds the whole application; main.ts and the end-to-end tests both start it this way. */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
+  const rootLogger = createRootLogger(config);
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot({ config, databaseUrl }),
+    AppModule.forRoot({ config, databaseUrl, rootLogger }),
     {
       bodyParser: false,
       bufferLogs: false,
     },
   );
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(PinoNestLogger));
   app.disable('x-powered-by');
   app.enableShutdownHooks();
-  // Swagger's routes go straight onto Express, ahead of Nest's middleware; without this the
-  // documentation would answer without the X-RateLimit-* headers every response carries.
-  const rateLimit = app.get(RateLimitMiddleware);
-  app.use(
-    ['/api/docs', '/api/docs-json'],
-    (request: Request, response: Response, next: NextFunction) =>
-      rateLimit.use(request, response, next),
-  );
+  // Mounted on Express ahead of every route (Swagger's and unknown paths included) rather than
+  // through Nest's MiddlewareConsumer, whose per-middleware route matching cost more than
+  // their own work on a cached authenticated GET.
+  app.use(requestLogMiddleware(rootLogger));
+  app.use(asExpressMiddleware(app.get(RateLimitMiddleware)));
+  app.use(asExpressMiddleware(app.get(JsonBodyMiddleware)));
   setUpOpenApi(app);
   return app;
+}
+
+const pipelineLogger = new Logger('HttpPipeline');
+
+/** Runs a Nest middleware as plain Express middleware; its errors get the API's error body. */
+function asExpressMiddleware(middleware: NestMiddleware<Request, Response>): RequestHandler {
+  return (request: Request, response: Response, next: NextFunction) => {
+    middleware.use(request, response, (error?: unknown) => {
+      if (error === undefined) {
+        next();
+      } else {
+        sendError(response, request, mapError(error, pipelineLogger, requestIdOf(request)));
+      }
+    });
+  };
 }
 
 function setUpOpenApi(app: INestApplication): void {

@@ -1,10 +1,4 @@
-import {
-  DynamicModule,
-  MiddlewareConsumer,
-  Module,
-  NestModule,
-  RequestMethod,
-} from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -14,8 +8,8 @@ import { CoreModule } from './common/core.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware';
 import { createValidationPipe } from './common/http/validation';
+import type { Logger as PinoLogger } from 'pino';
 import { loggerOptions } from './common/logging/logger-options';
-import { RateLimitMiddleware } from './common/rate-limit/rate-limit.middleware';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { WorkModule } from './common/work/work.module';
 import { AppConfig } from './config/app-config.service';
@@ -35,16 +29,17 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
 export interface AppModuleOptions {
   config: AppConfig;
   databaseUrl: string;
+  rootLogger: PinoLogger;
 }
 
 @Module({})
-export class AppModule implements NestModule {
-  static forRoot({ config, databaseUrl }: AppModuleOptions): DynamicModule {
+export class AppModule {
+  static forRoot({ config, databaseUrl, rootLogger }: AppModuleOptions): DynamicModule {
     return {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config),
-        LoggerModule.forRoot(loggerOptions(config)),
+        LoggerModule.forRoot(loggerOptions(rootLogger)),
         TypeOrmModule.forRoot(dataSourceOptions(databaseUrl)),
         ScheduleModule.forRoot(),
         RateLimitModule,
@@ -68,11 +63,5 @@ export class AppModule implements NestModule {
         JsonBodyMiddleware,
       ],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(RateLimitMiddleware, JsonBodyMiddleware)
-      .forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 }

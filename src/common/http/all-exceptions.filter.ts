@@ -1,3 +1,4 @@
+import { requestIdOf } from '../logging/request-log.middleware';
 import {
   ArgumentsHost,
   Catch,
@@ -71,7 +72,7 @@ export interface MappedError {
  * Unknown errors become a 500 whose message carries only an error id; the details go to
  * the log under that id.
  */
-export function mapError(error: unknown, logger: Logger): MappedError {
+export function mapError(error: unknown, logger: Logger, requestId?: string): MappedError {
   if (error instanceof DomainError) {
     const mapped: MappedError = { status: statusOfKind(error.kind), message: error.message };
     if (error instanceof RateLimitedError) {
@@ -110,7 +111,7 @@ export function mapError(error: unknown, logger: Logger): MappedError {
     return { status: 409, message: 'Registro duplicado: já existe um recurso com estes dados' };
   }
   const errorId = randomUUID();
-  logger.error({ errorId, err: error }, 'Unhandled error');
+  logger.error({ errorId, req: { id: requestId }, err: error }, 'Unhandled error');
   return { status: 500, message: `Erro interno do servidor (id do erro: ${errorId})` };
 }
 
@@ -133,6 +134,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (response.headersSent) {
       return;
     }
-    sendError(response, http.getRequest<Request>(), mapError(exception, this.logger));
+    const request = http.getRequest<Request>();
+    sendError(response, request, mapError(exception, this.logger, requestIdOf(request)));
   }
 }

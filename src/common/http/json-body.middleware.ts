@@ -24,10 +24,10 @@ const parsers = new Map<string, RequestHandler>(
   ]),
 );
 
-/** Runs after rate limiting, so a refused caller's body is never read. Errors reach the global filter. */
+/** Runs after rate limiting, so a refused caller's body is never read. */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
-  async use(request: Request, response: Response, next: NextFunction): Promise<void> {
+  use(request: Request, response: Response, next: NextFunction): void {
     if (!METHODS_WITH_BODY.has(request.method)) {
       next();
       return;
@@ -35,17 +35,10 @@ export class JsonBodyMiddleware implements NestMiddleware {
     const limit =
       JSON_BODY_LIMITS.find(([prefix]) => request.path.startsWith(prefix))?.[1] ?? DEFAULT_LIMIT;
     const parser = parsers.get(limit) as RequestHandler;
-    await new Promise<void>((resolve, reject) => {
-      // body-parser's errors are http-errors (Errors with status and type) that the global
-      // filter maps to 400/413.
-      void parser(request, response, (error?: unknown) => {
-        if (error) {
-          reject(error instanceof Error ? error : new Error('body parser failed'));
-        } else {
-          resolve();
-        }
-      });
-    });
-    next();
+    // body-parser's errors are http-errors (Errors with status and type) that mapError
+    // answers with 400/413/415.
+    void parser(request, response, (error?: unknown) =>
+      error ? next(error instanceof Error ? error : new Error('body parser failed')) : next(),
+    );
   }
 }

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger as PinoLogger, Level } from 'pino';
+
+const REQUEST_ID = Symbol('requestId');
+const CLIENT_REQUEST_ID = /^[\w.:-]{1,100}$/;
+/** Health probes run every few seconds; a line each would drown the rest. */
+const UNLOGGED_PATHS = /^\/actuator\/health(\/|$|\?)/;
+
+type RequestWithId = IncomingMessage & { [REQUEST_ID]?: string };
+
+/** The id RequestLogMiddleware gave the request (the client's X-Request-Id when valid). */
+export function requestIdOf(request: IncomingMessage): string | undefined {
+  return (request as RequestWithId)[REQUEST_ID];
+}
+
+/**
+ * Gives every request an id (echoed in X-Request-Id) and logs one line when it ends, with
+ * method, path (never the query string) and status — never headers or bodies, so tokens and
+ * passwords cannot reach the log from here.
+ */
+export function requestLogMiddleware(logger: PinoLogger) {
+  const logs = logger.isLevelEnabled('error');
+  return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
+    const sent = request.headers['x-request-id'];
+    const id = typeof sent === 'string' && CLIENT_REQUEST_ID.test(sent) ? sent : randomUUID();
+    (request as RequestWithId)[REQUEST_ID] = id;
+    response.setHeader('X-Request-Id', id);
+    const url = request.url ?? '';
+    if (logs && !UNLOGGED_PATHS.test(url)) {
+      const startedAt = performance.now();
+      response.once('close', () => {
+        const statusCode = response.statusCode;
+        const level = levelOf(response.writableFinished, statusCode);
+        if (logger.isLevelEnabled(level)) {
+          logger[level](
+            {
+              req: { id, method: request.method, url: url.split('?')[0] },
+              res: { statusCode },
+              responseTime: Math.round(performance.now() - startedAt),
+            },
+            response.writableFinished ? 'request completed' : 'request aborted',
+          );
+        }
+      });
+    }
+    next();
+  };
+}
+
+function levelOf(finished: boolean, statusCode: number): Level {
+  if (statusCode >= 500) {
+    return 'error';
+  }
+  return !finished || statusCode >= 400 ? 'warn' : 'info';
+}
