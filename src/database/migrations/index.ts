@@ -5,6 +5,7 @@ import { CreateCampaigns1763790000000 } from './1763790000000-CreateCampaigns';
 import { CreateUserDatabases1763791000000 } from './1763791000000-CreateUserDatabases';
 import { CreateWebhooks1763800000000 } from './1763800000000-CreateWebhooks';
 import { CreateAutomations1763810000000 } from './1763810000000-CreateAutomations';
+import { AddMonthDayRecordIndexes1763820000000 } from './1763820000000-AddMonthDayRecordIndexes';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   CreateUserDatabases1763791000000,
   CreateWebhooks1763800000000,
   CreateAutomations1763810000000,
+  AddMonthDayRecordIndexes1763820000000,
 ];

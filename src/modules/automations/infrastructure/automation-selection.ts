@@ -44,6 +44,16 @@ const DATE_OF = (v: string): string =>
          WHEN ${v} ~ '^\\d{1,2}/\\d{1,2}/\\d{4}$'
          THEN split_part(${v}, '/', 3) || '-' || lpad(split_part(${v}, '/', 2), 2, '0') || '-' || lpad(split_part(${v}, '/', 1), 2, '0')
     END)`;
+const MONTH_DAY_OF = (v: string): string => `substr(${DATE_OF(v)}, 6, 5)`;
+/**
+ * The same for a DATE column, whose stored values are always ISO dates or ISO date-times in
+ * UTC (value-coercion.ts): plain text functions, no regular expression per record. The
+ * month-day expression is exactly the one of the per-database index the index worker builds
+ * for DATE columns of large databases (record-indexes.repository.ts), which PostgreSQL then
+ * uses for a birthday filter.
+ */
+const ISO_DATE_OF = (v: string): string => `left(${v}, 10)`;
+const ISO_MONTH_DAY_OF = (v: string): string => `substr(${v}, 6, 5)`;
 const NUMBER_OF = (v: string): string =>
   `(CASE WHEN ${v} ~ '^-?\\d+(\\.\\d+)?$' THEN (${v})::numeric END)`;
 
@@ -69,6 +79,8 @@ function filterSql(
   const isDate =
     column.dataType === 'DATE' ||
     (column.dataType === 'TEXT' && (filter.ignoreYear || filter.value === TODAY));
+  const [dateOf, monthDayOf] =
+    column.dataType === 'DATE' ? [ISO_DATE_OF, ISO_MONTH_DAY_OF] : [DATE_OF, MONTH_DAY_OF];
   const isNumber = column.dataType === 'NUMBER';
   switch (filter.operator) {
     case 'isEmpty':
@@ -82,7 +94,9 @@ function filterSql(
     case 'equals':
     case 'notEquals': {
       const condition = isDate
-        ? dateEquals(v, value, filter.ignoreYear, p)
+        ? filter.ignoreYear
+          ? `${monthDayOf(v)} = ANY(${p.add(monthDaysMatching(value))}::text[])`
+          : `${dateOf(v)} = ${p.add(value)}`
         : isNumber
           ? `${NUMBER_OF(v)} = ${p.add(value)}::numeric`
           : `lower(btrim(${v})) = lower(btrim(${p.add(value)}))`;
@@ -93,21 +107,14 @@ function filterSql(
       const op = filter.operator === 'before' ? '<' : '>';
       if (isDate) {
         return filter.ignoreYear
-          ? `substr(${DATE_OF(v)}, 6, 5) ${op} ${p.add(value.slice(5))}`
-          : `${DATE_OF(v)} ${op} ${p.add(value)}`;
+          ? `${monthDayOf(v)} ${op} ${p.add(value.slice(5))}`
+          : `${dateOf(v)} ${op} ${p.add(value)}`;
       }
       return isNumber
         ? `${NUMBER_OF(v)} ${op} ${p.add(value)}::numeric`
         : `${v} ${op} ${p.add(value)}`;
     }
   }
-}
-
-function dateEquals(v: string, value: string, ignoreYear: boolean, p: Params): string {
-  if (!ignoreYear) {
-    return `${DATE_OF(v)} = ${p.add(value)}`;
-  }
-  return `substr(${DATE_OF(v)}, 6, 5) = ANY(${p.add(monthDaysMatching(value))}::text[])`;
 }
 
 /**
@@ -130,6 +137,15 @@ export async function selectRecipients(
   });
   const nameColumn = request.columns.find((c) => c.isNameColumn)?.columnName ?? null;
   const nameSql = nameColumn ? `coalesce(r.values->>${p.add(nameColumn)}, '')` : `''`;
+  // Each exclusion is present only when it applies: a NOT EXISTS standing alone becomes an
+  // anti-join that reads the sent-log through its (automation_id, phone_number, sent_at) index,
+  // where one behind an OR is a subplan that hashes the automation's whole sent-log.
+  const notBlocked = request.applyBlockList
+    ? `WHERE NOT EXISTS (
+         SELECT 1 FROM blocked_contacts b
+          WHERE b.company_id = ${company} AND b.phone_number = m.phone AND b.is_active)`
+    : '';
+  const notSentBefore = dedupExclusion(request, p);
   const sql = `
     WITH matched AS (
       SELECT DISTINCT ON (r.phone) r.id, r.phone, ${nameSql} AS name
@@ -139,16 +155,10 @@ export async function selectRecipients(
        ORDER BY r.phone, r.id
     ), unblocked AS (
       SELECT m.* FROM matched m
-       WHERE NOT ${p.add(request.applyBlockList)}::boolean OR NOT EXISTS (
-         SELECT 1 FROM blocked_contacts b
-          WHERE b.company_id = ${company} AND b.phone_number = m.phone AND b.is_active)
+       ${notBlocked}
     ), fresh AS (
       SELECT u.* FROM unblocked u
-       WHERE ${p.add(request.dedupStrategy)} = 'NEVER' OR NOT EXISTS (
-         SELECT 1 FROM automation_sent_log l
-          WHERE l.automation_id = ${p.add(request.automationId)} AND l.phone_number = u.phone
-            AND (${p.add(request.dedupStrategy)} = 'ONCE'
-                 OR l.sent_at > now() - make_interval(days => ${p.add(request.dedupCooldownDays ?? 0)}::int)))
+       ${notSentBefore}
     ), chosen AS (
       SELECT f.* FROM fresh f ORDER BY f.id LIMIT ${p.add(request.sendLimit)}::bigint
     ), inserted AS (
@@ -170,6 +180,21 @@ export async function selectRecipients(
     skippedByLimit: row.fresh - row.selected,
     selected: row.selected,
   };
+}
+
+/** The WHERE of `fresh`: what the de-duplication strategy leaves out of `unblocked u`. */
+function dedupExclusion(request: SelectionRequest, p: Params): string {
+  const sentBefore = (): string => `SELECT 1 FROM automation_sent_log l
+          WHERE l.automation_id = ${p.add(request.automationId)} AND l.phone_number = u.phone`;
+  switch (request.dedupStrategy) {
+    case 'NEVER':
+      return '';
+    case 'ONCE':
+      return `WHERE NOT EXISTS (${sentBefore()})`;
+    case 'COOLDOWN_DAYS':
+      return `WHERE NOT EXISTS (${sentBefore()}
+            AND l.sent_at > now() - make_interval(days => ${p.add(request.dedupCooldownDays ?? 0)}::int))`;
+  }
 }
 
 /** The first matching record's values, for test-send's rendering. */

@@ -17,10 +17,15 @@ export class LargeDatabaseIndexing {
 
   constructor(private readonly indexes: RecordIndexesRepository) {}
 
-  /** In the load's transaction, so that the request commits (and wakes the worker) with the rows. */
+  /**
+   * In the load's transaction, so that the requests commit (and wake the worker) with the rows:
+   * the search index, and a month-day index per DATE column, which answers a birthday
+   * automation (ignoreYear) on a large database without reading all of its records.
+   */
   async onLoaded(manager: EntityManager, databaseId: number, rowCount: number): Promise<void> {
     if (rowCount >= LARGE_DATABASE_ROWS) {
       await this.indexes.requestSearchIndex(manager, databaseId);
+      await this.indexes.requestMonthDayIndexes(manager, databaseId);
     }
   }
 

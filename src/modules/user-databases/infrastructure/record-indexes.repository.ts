@@ -1,25 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
-import { COLUMN_NAME_PATTERN } from '../domain/column';
+import { COLUMN_NAME_PATTERN, type ColumnDefinition } from '../domain/column';
 import type { RecordSort } from './records.repository';
 
 /**
- * A database at least this large gets its own trigram index for search and, on the first
- * sort by a column, its own sort index. Below it, the (database_id, id) index plus a filter
- * or an in-memory sort answers in a few milliseconds, and no partial index is created, since
- * each one adds a predicate check to every insert into the table.
+ * A database at least this large gets its own trigram index for search, a month-day index per
+ * DATE column (birthday automations) and, on the first sort by a column, its own sort index.
+ * Below it, the (database_id, id) index plus a filter or an in-memory sort answers in a few
+ * milliseconds, and no partial index is created, since each one adds a predicate check to
+ * every insert into the table.
  */
 export const LARGE_DATABASE_ROWS = 20_000;
 
-export type IndexKind = 'SEARCH' | 'SORT';
+export type IndexKind = 'SEARCH' | 'SORT' | 'MONTH_DAY';
 
 /** A per-database index the worker builds or drops. */
 export interface IndexRequest {
   name: string;
   databaseId: number;
   kind: IndexKind;
-  /** SORT only: 'created_at', 'updated_at' or a columnName. */
+  /** SORT: 'created_at', 'updated_at' or a columnName; MONTH_DAY: the DATE column's columnName. */
   sortKey: string | null;
   numericSort: boolean;
   state: 'PENDING' | 'DROP';
@@ -35,9 +36,24 @@ export function sortIndexName(databaseId: number, sortKey: 'created' | 'updated'
   return `udr_sort_${Math.trunc(databaseId)}_${sortKey}`;
 }
 
+export function monthDayIndexName(databaseId: number, position: number): string {
+  return `udr_monthday_${Math.trunc(databaseId)}_${Math.trunc(position)}`;
+}
+
+/**
+ * The month and day (`MM-DD`) of a DATE column's stored value, which is always an ISO date or
+ * an ISO date-time in UTC (see value-coercion.ts). The automations' selection
+ * (automation-selection.ts) compares exactly this expression, so that PostgreSQL answers a
+ * birthday filter (ignoreYear) from the index instead of reading every record.
+ */
+function monthDayExpression(columnName: string): string {
+  return `(substr(values->>'${columnName}', 6, 5))`;
+}
+
 /**
  * The DDL of a request. Only integers and a columnName that matched COLUMN_NAME_PATTERN (and
- * is quoted as a literal besides) reach it; expressions equal RecordsRepository's ORDER BY.
+ * is quoted as a literal besides) reach it; expressions equal RecordsRepository's ORDER BY and
+ * the automations' month-day comparison.
  */
 export function indexDefinition(request: IndexRequest): string {
   const databaseId = Math.trunc(request.databaseId);
@@ -46,11 +62,14 @@ export function indexDefinition(request: IndexRequest): string {
     return `USING gin (search_text gin_trgm_ops) ${where}`;
   }
   const key = request.sortKey ?? '';
-  if (key === 'created_at' || key === 'updated_at') {
+  if (request.kind === 'SORT' && (key === 'created_at' || key === 'updated_at')) {
     return `(${key}, id) ${where}`;
   }
   if (!COLUMN_NAME_PATTERN.test(key)) {
-    throw new Error(`refusing to index an unexpected sort key: ${JSON.stringify(key)}`);
+    throw new Error(`refusing to index an unexpected key: ${JSON.stringify(key)}`);
+  }
+  if (request.kind === 'MONTH_DAY') {
+    return `(${monthDayExpression(key)}) ${where}`;
   }
   const expression = request.numericSort
     ? `(((values->>'${key}')::numeric))`
@@ -82,6 +101,33 @@ export class RecordIndexesRepository {
       sortKey: null,
       numericSort: false,
     });
+  }
+
+  /**
+   * Idempotent: one month-day index per DATE column of the database, read in `manager`'s
+   * transaction (a load's columns are saved in it). Returns how many new requests were queued.
+   */
+  async requestMonthDayIndexes(manager: EntityManager, databaseId: number): Promise<number> {
+    const rows = await queryRows<{ columns: ColumnDefinition[] }>(
+      manager,
+      `SELECT columns FROM user_databases WHERE id = $1`,
+      [databaseId],
+    );
+    let queued = 0;
+    for (const column of rows[0]?.columns ?? []) {
+      if (column.dataType !== 'DATE' || !COLUMN_NAME_PATTERN.test(column.columnName)) {
+        continue;
+      }
+      const created = await this.request(manager, {
+        name: monthDayIndexName(databaseId, column.position),
+        databaseId,
+        kind: 'MONTH_DAY',
+        sortKey: column.columnName,
+        numericSort: false,
+      });
+      queued += created ? 1 : 0;
+    }
+    return queued;
   }
 
   async requestSortIndex(
