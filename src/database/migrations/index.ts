@@ -6,6 +6,7 @@ import { CreateUserDatabases1763791000000 } from './1763791000000-CreateUserData
 import { CreateWebhooks1763800000000 } from './1763800000000-CreateWebhooks';
 import { CreateAutomations1763810000000 } from './1763810000000-CreateAutomations';
 import { AddMonthDayRecordIndexes1763820000000 } from './1763820000000-AddMonthDayRecordIndexes';
+import { RecordSystemContactsInBatches1763830000000 } from './1763830000000-RecordSystemContactsInBatches';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   CreateWebhooks1763800000000,
   CreateAutomations1763810000000,
   AddMonthDayRecordIndexes1763820000000,
+  RecordSystemContactsInBatches1763830000000,
 ];

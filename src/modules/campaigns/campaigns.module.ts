@@ -8,6 +8,7 @@ import { CampaignLifecycle } from './application/campaign-lifecycle';
 import { CampaignsService } from './application/campaigns.service';
 import { ContactVariablesProvider } from './application/contact-variables.provider';
 import { DispatchWorker } from './application/dispatch-worker';
+import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
 import { CampaignsRepository } from './infrastructure/campaigns.repository';
 import { DispatchRepository } from './infrastructure/dispatch.repository';
@@ -22,6 +23,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     DispatchRepository,
     CampaignDispatcher,
     DispatchWorker,
+    SystemContactsFeed,
     CampaignGatewayTargets,
     CampaignGatewayUsage,
     CampaignLifecycle,

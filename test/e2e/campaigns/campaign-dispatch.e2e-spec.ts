@@ -51,6 +51,53 @@ describe('campaign dispatch engine', () => {
     }
   });
 
+  it('gives the lease back while waiting out an interval, and after the last message', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const c = (
+      await company
+        .post(
+          '/api/campaigns',
+          campaignBody(fake, gw, { intervalMinSeconds: 3, intervalMaxSeconds: 3 }),
+        )
+        .expect(200)
+    ).body;
+    const lease = async (): Promise<{ locked_by: string | null; sent_contacts: number }> =>
+      (await db().query(`SELECT locked_by, sent_contacts FROM campaigns WHERE id = $1`, [c.id]))
+        .rows[0];
+    const deadline = Date.now() + 10_000;
+    while ((await lease()).sent_contacts < 1 && Date.now() < deadline) {
+      await sleep(50);
+    }
+    await sleep(300);
+    expect(await lease()).toEqual({ locked_by: null, sent_contacts: 1 });
+
+    await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
+    expect(await lease()).toEqual({ locked_by: null, sent_contacts: 3 });
+  });
+
+  it('sends zero-interval messages back to back, each contact once, in order', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const contacts = phones(120, 7_000);
+    const c = (
+      await company
+        .post(
+          '/api/campaigns',
+          campaignBody(fake, gw, { intervalMinSeconds: 0, intervalMaxSeconds: 0, contacts }),
+        )
+        .expect(200)
+    ).body;
+    await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
+    const sentTo = fake.sent.filter((s) => s.instance === gw.instance).map((s) => s.number);
+    expect(sentTo).toEqual(contacts.map((contact) => contact.phoneNumber));
+    const { rows } = await db().query(
+      `SELECT locked_by, sent_contacts, failed_contacts FROM campaigns WHERE id = $1`,
+      [c.id],
+    );
+    expect(rows[0]).toEqual({ locked_by: null, sent_contacts: 120, failed_contacts: 0 });
+  });
+
   it('writes started, one progress event per 10 % step in order, and completed to the outbox', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);

@@ -19,7 +19,18 @@ describe('user databases in campaigns', () => {
     await closeDb();
   });
 
+  /** The SYSTEM database once every sent contact reached it (a background copy does that). */
   async function systemRecords(company: TestCompany): Promise<{ database: any; records: any[] }> {
+    const deadline = Date.now() + 30_000;
+    const waiting = (): Promise<number> =>
+      countRows(
+        'campaign_contacts',
+        `company_id = $1 AND status = 'SENT' AND NOT system_recorded`,
+        [company.id],
+      );
+    while ((await waiting()) > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const database = (await company.get('/api/user-databases').expect(200)).body[0];
     const page = await company
       .get(`/api/user-databases/${database.id}/records?sortBy=phone&sortDirection=ASC`)
@@ -102,6 +113,48 @@ describe('user databases in campaigns', () => {
     expect(
       await countRows('user_databases', `company_id = $1 AND origin = 'SYSTEM'`, [company.id]),
     ).toBe(1);
+  });
+
+  it('copies sent contacts left uncopied (as after a crash) later, the latest send winning whatever the copy order', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const scheduled = (contacts: Array<{ phoneNumber: string; name: string }>): Promise<number> =>
+      company
+        .post(
+          '/api/campaigns',
+          campaignBody(fake, gw, { contacts, scheduledFor: '2099-01-01T09:00:00' }),
+        )
+        .expect(200)
+        .then((response) => response.body.id as number);
+    const older = await scheduled([{ phoneNumber: '11987659001', name: 'Nome Antigo' }]);
+    const newer = await scheduled([
+      { phoneNumber: '11987659001', name: 'Nome Novo' },
+      { phoneNumber: '11987659002', name: 'Outro' },
+    ]);
+    const markSent = (campaignId: number, sentAt: string): Promise<unknown> =>
+      db().query(
+        `UPDATE campaign_contacts SET status = 'SENT', sent_at = $2 WHERE campaign_id = $1`,
+        [campaignId, sentAt],
+      );
+
+    await markSent(newer, '2026-05-02T10:00:00Z');
+    const first = await systemRecords(company);
+    await markSent(older, '2026-05-01T10:00:00Z');
+    const second = await systemRecords(company);
+
+    expect(first.database.rowCount).toBe(2);
+    expect(second.database.rowCount).toBe(2);
+    expect(
+      second.records.map((r) => [r.values.phone, r.values.name, r.values.last_campaign_id]),
+    ).toEqual([
+      ['5511987659001', 'Nome Novo', newer],
+      ['5511987659002', 'Outro', newer],
+    ]);
+    expect(
+      await countRows('campaign_contacts', `campaign_id = ANY($1) AND system_recorded`, [
+        [older, newer],
+      ]),
+    ).toBe(3);
   });
 
   it('fills {columnName} variables from the record whose phone matches the contact', async () => {

@@ -17,6 +17,7 @@ export class AutomationRunRecorder implements OnModuleInit {
 
   onModuleInit(): void {
     this.lifecycle.register({
+      followsContactsOf: (campaign) => campaign.automationRunId !== null,
       contactSent: (manager, campaign, contact) => this.logSent(manager, campaign, contact),
       campaignEnded: (manager, campaign, counters, reason) =>
         this.finishRun(manager, campaign, counters, reason),

@@ -12,7 +12,6 @@ import {
 } from '../../gateway/domain/messaging-gateway';
 import { NoticeQueue } from '../../notices/infrastructure/notice.queue';
 import { OutboxWriter } from '../../outbox/infrastructure/outbox.writer';
-import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
 import {
   CampaignEvent,
   completedEvent,
@@ -38,6 +37,11 @@ export const RETRY_DELAYS_MS = [3_000, 10_000];
 /** How long a disconnected instance is retried before the campaign fails. */
 export const DISCONNECTED_FAIL_AFTER_MS = 10 * 60 * 1000;
 export const DISCONNECTED_RECHECK_MS = 5_000;
+/**
+ * Messages one lease sends back to back when they are due at once (zero intervals): fewer
+ * claims and releases, while other campaigns still get their turn within a few seconds.
+ */
+export const MESSAGES_PER_LEASE = 50;
 
 type SendOutcome =
   | { kind: 'sent'; sent: SentMessage }
@@ -55,6 +59,7 @@ type SendOutcome =
 export class CampaignDispatcher {
   private readonly logger = new Logger(CampaignDispatcher.name);
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private stopping = false;
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -65,22 +70,63 @@ export class CampaignDispatcher {
     private readonly notices: NoticeQueue,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-    private readonly systemContacts: SystemContactsRecorder,
     private readonly lifecycle: CampaignLifecycle,
   ) {}
 
-  /** `takenOver`: the lease was taken from a holder whose lease ran out (a dead worker). */
+  /** After shutdown began, a lease is given back after the message in flight. */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  /**
+   * Sends the leased campaign's next message, and the ones after it while they are due at
+   * once (zero intervals), up to MESSAGES_PER_LEASE; then gives the lease back.
+   * `takenOver`: the lease was taken from a holder whose lease ran out (a dead worker).
+   */
   async sendNext(campaignId: number, takenOver = true): Promise<void> {
-    const claimed = await this.repository.transaction((manager) =>
-      this.beginSend(manager, campaignId, takenOver),
-    );
-    if (!claimed) {
-      return;
+    for (let count = 1; ; count += 1) {
+      const claimed =
+        takenOver && count === 1
+          ? await this.repository.transaction((manager) =>
+              this.beginSend(manager, campaignId, true),
+            )
+          : await this.beginLeasedSend(campaignId);
+      if (!claimed) {
+        return;
+      }
+      const outcome = await this.deliver(claimed.campaign, claimed.contact);
+      if (outcome.kind !== 'sent') {
+        await this.repository.transaction((manager) =>
+          this.finishSend(manager, claimed.campaign, claimed.contact, outcome),
+        );
+        return;
+      }
+      const mayContinue = count < MESSAGES_PER_LEASE && !this.stopping;
+      if (!(await this.finishDelivered(claimed.campaign, claimed.contact, outcome, mayContinue))) {
+        return;
+      }
     }
-    const outcome = await this.deliver(claimed.campaign, claimed.contact);
-    await this.repository.transaction((manager) =>
-      this.finishSend(manager, claimed.campaign, claimed.contact, outcome),
+  }
+
+  /**
+   * The common case in one committed statement; the rest (campaign no longer ACTIVE, nothing
+   * ready) goes through beginSend's transaction, which handles it.
+   */
+  private async beginLeasedSend(
+    campaignId: number,
+  ): Promise<{ campaign: DispatchCampaign; contact: ContactToSend } | null> {
+    const { campaign, contact } = await this.repository.beginLeasedSend(
+      campaignId,
+      this.workerId,
+      this.config.dispatchLeaseSeconds,
     );
+    if (!campaign || campaign.lockedBy !== this.workerId) {
+      return null;
+    }
+    if (contact) {
+      return { campaign, contact };
+    }
+    return this.repository.transaction((manager) => this.beginSend(manager, campaignId, false));
   }
 
   private async beginSend(
@@ -215,38 +261,56 @@ export class CampaignDispatcher {
     }
   }
 
+  /**
+   * Records a delivered message — in one statement unless a lifecycle listener follows the
+   * campaign's contacts — then writes the progress events when a step was crossed, and gives
+   * the lease back unless the next message is due at once. Answers whether to send it.
+   */
+  private async finishDelivered(
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    outcome: { kind: 'sent'; sent: SentMessage },
+    mayContinue: boolean,
+  ): Promise<boolean> {
+    const now = this.clock.now();
+    const nextSendAt = this.nextPause(campaign)(now);
+    const delivered = { id: contact.id, messageId: outcome.sent.messageId };
+    const counters = this.lifecycle.followsContactsOf(campaign)
+      ? await this.repository.transaction(async (manager) => {
+          const counted = await this.repository.recordSent(
+            campaign.id,
+            delivered,
+            nextSendAt,
+            manager,
+          );
+          await this.lifecycle.contactSent(manager, campaign, contact);
+          return counted;
+        })
+      : await this.repository.recordSent(campaign.id, delivered, nextSendAt);
+    const ended = counters.sentContacts + counters.failedContacts >= counters.totalContacts;
+    const goOn = mayContinue && !ended && nextSendAt.getTime() <= now.getTime();
+    if (ended || progressStepOf(counters) > counters.progressStep) {
+      await this.repository.transaction(async (manager) => {
+        await this.afterCounting(manager, campaign, counters);
+        if (!goOn) {
+          await this.repository.releaseLease(campaign.id, this.workerId, manager);
+        }
+      });
+    } else if (!goOn) {
+      await this.repository.releaseLease(campaign.id, this.workerId);
+    }
+    return goOn;
+  }
+
   private async finishSend(
     manager: EntityManager,
     campaign: DispatchCampaign,
     contact: ContactToSend,
-    outcome: SendOutcome,
+    outcome: Exclude<SendOutcome, { kind: 'sent' }>,
   ): Promise<void> {
     const now = this.clock.now();
     const pause = this.nextPause(campaign);
     switch (outcome.kind) {
-      case 'sent': {
-        const failedDelta = await this.repository.markSent(
-          manager,
-          contact.id,
-          outcome.sent.messageId,
-        );
-        await this.systemContacts.recordSent(
-          manager,
-          campaign.companyId,
-          campaign.id,
-          contact.phoneNumber,
-          contact.name,
-          now,
-        );
-        await this.lifecycle.contactSent(manager, campaign, contact);
-        const counters = await this.repository.recordOutcome(manager, campaign.id, {
-          sent: 1,
-          failed: failedDelta,
-          nextSendAt: pause(now),
-          connected: true,
-        });
-        return this.afterCounting(manager, campaign, counters);
-      }
       case 'failed': {
         await this.repository.markFailed(manager, contact.id, outcome.reason);
         const counters = await this.repository.recordOutcome(manager, campaign.id, {

@@ -11,6 +11,8 @@ import type {
  * sent-log and run records this way, without the engine knowing about them.
  */
 export interface CampaignLifecycleListener {
+  /** Whether contactSent has work for this campaign; without it, sends skip a transaction. */
+  followsContactsOf?(campaign: DispatchCampaign): boolean;
   contactSent?(
     manager: EntityManager,
     campaign: DispatchCampaign,
@@ -30,6 +32,12 @@ export class CampaignLifecycle {
 
   register(listener: CampaignLifecycleListener): void {
     this.listeners.push(listener);
+  }
+
+  followsContactsOf(campaign: DispatchCampaign): boolean {
+    return this.listeners.some(
+      (listener) => listener.contactSent && (listener.followsContactsOf?.(campaign) ?? true),
+    );
   }
 
   async contactSent(

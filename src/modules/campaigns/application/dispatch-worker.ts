@@ -48,6 +48,7 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.dispatcher.stop();
     await this.loop.stop();
     await Promise.allSettled([...this.inFlight.values()]);
   }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { SentContact } from '../../user-databases/application/system-contacts.recorder';
 import { queryRows } from '../../../database/query-rows';
 import { DataSource, EntityManager } from 'typeorm';
 import { statusesAllowing } from '../domain/campaign-status';
@@ -40,6 +41,13 @@ export interface ContactToSend {
   phoneNumber: string;
   name: string;
   attempts: number;
+}
+
+interface TakenContactColumns {
+  contactId: string | null;
+  contactPhoneNumber: string;
+  contactName: string;
+  contactAttempts: number;
 }
 
 export interface CampaignCounters {
@@ -110,6 +118,56 @@ export class DispatchRepository {
     );
   }
 
+  /**
+   * The common start of a send in one statement, committed on return (no transaction around
+   * it): renews the lease of `workerId` on the campaign (row-locking it) and, when the
+   * campaign is ACTIVE, marks its next ready contact SENDING. The campaign is null when the
+   * lease is not this worker's; the contact is null when it is not ACTIVE or has no contact
+   * ready.
+   */
+  async beginLeasedSend(
+    campaignId: number,
+    workerId: string,
+    leaseSeconds: number,
+  ): Promise<{ campaign: DispatchCampaign | null; contact: ContactToSend | null }> {
+    const rows = await queryRows<DispatchCampaign & TakenContactColumns>(
+      this.dataSource,
+      `WITH campaign AS (
+         UPDATE campaigns SET locked_until = now() + make_interval(secs => $3)
+          WHERE id = $1 AND locked_by = $2
+          RETURNING ${CAMPAIGN_COLUMNS}),
+       taken AS (
+         UPDATE campaign_contacts
+            SET status = 'SENDING', sending_started_at = now(), retry_count = retry_count + 1
+          WHERE id = (SELECT id FROM campaign_contacts
+                       WHERE campaign_id = $1 AND status = 'PENDING'
+                         AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+                         AND EXISTS (SELECT 1 FROM campaign
+                                      WHERE status = 'ACTIVE' AND "lockedBy" = $2)
+                       ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, phone_number, name, retry_count)
+       SELECT campaign.*, taken.id AS "contactId", taken.phone_number AS "contactPhoneNumber",
+              taken.name AS "contactName", taken.retry_count AS "contactAttempts"
+         FROM campaign LEFT JOIN taken ON true`,
+      [campaignId, workerId, leaseSeconds],
+    );
+    const row = rows[0];
+    if (!row) {
+      return { campaign: null, contact: null };
+    }
+    const { contactId, contactPhoneNumber, contactName, contactAttempts, ...campaign } = row;
+    const contact =
+      contactId === null
+        ? null
+        : {
+            id: contactId,
+            phoneNumber: contactPhoneNumber,
+            name: contactName,
+            attempts: contactAttempts,
+          };
+    return { campaign, contact };
+  }
+
   /** Locks the campaign row for this transaction; pause and cancel wait for it, then win. */
   async lockCampaign(manager: EntityManager, campaignId: number): Promise<DispatchCampaign | null> {
     const rows = await queryRows<DispatchCampaign>(
@@ -175,24 +233,36 @@ export class DispatchRepository {
   }
 
   /**
-   * SENT from SENDING — or from FAILED when a send outlived its lease and was written off as
-   * interrupted: it did go out. Returns how the failed count must change (0 or -1).
+   * A delivered message in one statement: the contact SENT — from SENDING, or from FAILED when
+   * the send outlived its lease and was written off as interrupted (it did go out) — and the
+   * campaign's counters and its next send time; in `manager`'s transaction, or committed on
+   * its own. The lease stays: the caller still has the progress events to write, or the next
+   * message to send, before releasing it.
    */
-  async markSent(
-    manager: EntityManager,
-    contactId: string,
-    messageId: string | null,
-  ): Promise<number> {
-    const rows = await queryRows<{ was: string }>(
-      manager,
-      `WITH old AS (SELECT status FROM campaign_contacts WHERE id = $1 FOR UPDATE)
-       UPDATE campaign_contacts SET status = 'SENT', sent_at = now(), gateway_message_id = $2,
-              failed_at = NULL, failure_reason = NULL
+  async recordSent(
+    campaignId: number,
+    contact: { id: string; messageId: string | null },
+    nextSendAt: Date,
+    manager?: EntityManager,
+  ): Promise<CampaignCounters> {
+    const rows = await queryRows<CampaignCounters>(
+      manager ?? this.dataSource,
+      `WITH old AS (SELECT status FROM campaign_contacts WHERE id = $2 FOR UPDATE),
+       sent AS (
+         UPDATE campaign_contacts SET status = 'SENT', sent_at = now(), gateway_message_id = $3,
+                failed_at = NULL, failure_reason = NULL
+          WHERE id = $2
+          RETURNING (SELECT status FROM old) = 'FAILED' AS was_failed)
+       UPDATE campaigns
+          SET sent_contacts = sent_contacts + 1,
+              failed_contacts = failed_contacts - (SELECT count(*)::int FROM sent WHERE was_failed),
+              next_send_at = $4, updated_at = now(), disconnected_since = NULL
         WHERE id = $1
-        RETURNING (SELECT status FROM old) AS was`,
-      [contactId, messageId],
+        RETURNING total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
+                  failed_contacts AS "failedContacts", progress_step AS "progressStep", status`,
+      [campaignId, contact.id, contact.messageId, nextSendAt],
     );
-    return rows[0]?.was === 'FAILED' ? -1 : 0;
+    return rows[0];
   }
 
   async markFailed(manager: EntityManager, contactId: string, reason: string): Promise<void> {
@@ -246,6 +316,14 @@ export class DispatchRepository {
     );
   }
 
+  /** Ends `workerId`'s lease, unless it lost it to another worker (whose it then is). */
+  async releaseLease(campaignId: number, workerId: string, manager?: EntityManager): Promise<void> {
+    await (manager ?? this.dataSource).query(
+      `UPDATE campaigns SET locked_until = NULL, locked_by = NULL WHERE id = $1 AND locked_by = $2`,
+      [campaignId, workerId],
+    );
+  }
+
   async release(
     manager: EntityManager | DataSource,
     campaignId: number,
@@ -286,6 +364,23 @@ export class DispatchRepository {
       [campaignId, statusesAllowing('fail'), reason],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Takes up to `limit` SENT contacts not yet copied to the SYSTEM database and marks them
+   * copied; the caller copies them in the same transaction, so a crash undoes both.
+   */
+  async claimUnrecordedSent(manager: EntityManager, limit: number): Promise<SentContact[]> {
+    return queryRows<SentContact>(
+      manager,
+      `UPDATE campaign_contacts c SET system_recorded = true
+         FROM (SELECT id FROM campaign_contacts WHERE status = 'SENT' AND NOT system_recorded
+                ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) batch
+        WHERE c.id = batch.id
+        RETURNING c.company_id AS "companyId", c.campaign_id AS "campaignId",
+                  c.phone_number AS phone, coalesce(c.name, '') AS name, c.sent_at AS "sentAt"`,
+      [limit],
+    );
   }
 
   /** For the health endpoint: how many campaigns are due and how late the most overdue one is. */

@@ -1,19 +1,25 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { storedRecordOf } from '../domain/stored-record';
 import { systemDatabase } from '../domain/system-database';
 import { SystemContactsRepository } from '../infrastructure/system-contacts.repository';
 import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 
-const SAVEPOINT = 'system_contacts_record';
+/** A message a campaign delivered, as the SYSTEM database records it. */
+export interface SentContact {
+  companyId: number;
+  campaignId: number;
+  phone: string;
+  name: string;
+  sentAt: Date;
+}
 
 /**
- * Keeps the SYSTEM database "Contatos de campanhas" (SPEC-EXTENSIONS.md 6) up to date: the
- * campaign dispatcher calls recordSent in the transaction that marks a contact SENT.
+ * Keeps the SYSTEM database "Contatos de campanhas" (SPEC-EXTENSIONS.md 6) up to date from
+ * batches of sent contacts: one record per phone, holding the latest campaign that reached it.
  */
 @Injectable()
 export class SystemContactsRecorder {
-  private readonly logger = new Logger(SystemContactsRecorder.name);
   /** The SYSTEM database of a company never changes id (it cannot be deleted). */
   private readonly databaseIds = new Map<number, number>();
 
@@ -22,52 +28,29 @@ export class SystemContactsRecorder {
     private readonly contacts: SystemContactsRepository,
   ) {}
 
-  /**
-   * Upserts (phone, name, last_campaign_id, last_sent_at) within `manager`'s transaction.
-   * Runs under a savepoint and never throws: a failure here is logged and undone on its
-   * own, so that it cannot roll back the send's bookkeeping (which would make the contact
-   * look unsent and fail it as interrupted).
-   */
-  async recordSent(
-    manager: EntityManager,
-    companyId: number,
-    campaignId: number,
-    phone: string,
-    name: string,
-    sentAt: Date,
-  ): Promise<void> {
-    await manager.query(`SAVEPOINT ${SAVEPOINT}`);
-    try {
-      await this.upsert(manager, companyId, campaignId, phone, name, sentAt);
-      await manager.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
-    } catch (error) {
-      await manager.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
-      this.logger.warn(
-        { companyId, campaignId, err: error },
-        'Campaign contact not recorded in the SYSTEM database',
-      );
-    }
-  }
-
-  private async upsert(
-    manager: EntityManager,
-    companyId: number,
-    campaignId: number,
-    phone: string,
-    name: string,
-    sentAt: Date,
-  ): Promise<void> {
-    const database = systemDatabase(companyId, sentAt);
-    const databaseId = await this.databaseIdOf(manager, companyId);
-    const trimmed = name.trim();
-    const record = storedRecordOf(database.columns, {
-      phone,
-      name: trimmed === '' ? null : trimmed,
-      last_campaign_id: campaignId,
-      last_sent_at: sentAt.toISOString(),
-    });
-    if (await this.contacts.upsert(manager, { databaseId, companyId }, record, sentAt)) {
-      await this.contacts.countNewRecord(manager, databaseId);
+  /** Upserts the batch within `manager`'s transaction, one statement per company. */
+  async recordSent(manager: EntityManager, sent: readonly SentContact[]): Promise<void> {
+    for (const [companyId, contacts] of byCompany(sent)) {
+      const databaseId = await this.databaseIdOf(manager, companyId);
+      const { columns } = systemDatabase(companyId, new Date());
+      // Phone order: two batches upserting the same phones lock them in the same order.
+      const latest = latestPerPhone(contacts).sort((a, b) => (a.phone < b.phone ? -1 : 1));
+      const records = latest.map((contact) => {
+        const trimmed = contact.name.trim();
+        return {
+          record: storedRecordOf(columns, {
+            phone: contact.phone,
+            name: trimmed === '' ? null : trimmed,
+            last_campaign_id: contact.campaignId,
+            last_sent_at: contact.sentAt.toISOString(),
+          }),
+          at: contact.sentAt,
+        };
+      });
+      const inserted = await this.contacts.upsertMany(manager, { databaseId, companyId }, records);
+      if (inserted > 0) {
+        await this.contacts.countNewRecords(manager, databaseId, inserted);
+      }
     }
   }
 
@@ -87,4 +70,29 @@ export class SystemContactsRecorder {
     }
     return id;
   }
+}
+
+function byCompany(sent: readonly SentContact[]): Map<number, SentContact[]> {
+  const groups = new Map<number, SentContact[]>();
+  for (const contact of sent) {
+    const group = groups.get(contact.companyId);
+    if (group) {
+      group.push(contact);
+    } else {
+      groups.set(contact.companyId, [contact]);
+    }
+  }
+  return groups;
+}
+
+/** One upsert may touch a row once: of several sends to one phone, the latest wins. */
+export function latestPerPhone(contacts: readonly SentContact[]): SentContact[] {
+  const latest = new Map<string, SentContact>();
+  for (const contact of contacts) {
+    const known = latest.get(contact.phone);
+    if (!known || known.sentAt.getTime() <= contact.sentAt.getTime()) {
+      latest.set(contact.phone, contact);
+    }
+  }
+  return [...latest.values()];
 }

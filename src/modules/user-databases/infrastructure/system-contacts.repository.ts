@@ -5,13 +5,14 @@ import type { StoredRecord } from '../domain/stored-record';
 
 /**
  * One record per phone in the SYSTEM database (unique (database_id, phone) WHERE is_system).
- * An earlier send committed late never overwrites a later one; a send without a name keeps
+ * An earlier send recorded late never overwrites a later one; a send without a name keeps
  * the name already known.
  */
-const UPSERT = `
+const UPSERT_MANY = `
   INSERT INTO user_database_records AS r
          (database_id, company_id, values, search_text, phone, is_system, created_at, updated_at)
-  VALUES ($1, $2, $3::jsonb, $4, $5, true, $6, $6)
+  SELECT $1, $2, u.values::jsonb, u.search_text, u.phone, true, u.at, u.at
+    FROM unnest($3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS u(values, search_text, phone, at)
   ON CONFLICT (database_id, phone) WHERE is_system DO UPDATE
      SET values = r.values || EXCLUDED.values,
          search_text = CASE WHEN EXCLUDED.values ? 'name' THEN EXCLUDED.search_text ELSE r.search_text END,
@@ -21,27 +22,27 @@ const UPSERT = `
 
 @Injectable()
 export class SystemContactsRepository {
-  /** Whether the phone is new to the database (rowCount grows by one). */
-  async upsert(
+  /** Upserts records with distinct phones; answers how many phones were new to the database. */
+  async upsertMany(
     manager: EntityManager,
     target: { databaseId: number; companyId: number },
-    record: StoredRecord,
-    at: Date,
-  ): Promise<boolean> {
-    const rows = await queryRows<{ inserted: boolean }>(manager, UPSERT, [
+    records: ReadonlyArray<{ record: StoredRecord; at: Date }>,
+  ): Promise<number> {
+    const rows = await queryRows<{ inserted: boolean }>(manager, UPSERT_MANY, [
       target.databaseId,
       target.companyId,
-      JSON.stringify(record.values),
-      record.searchText,
-      record.phone,
-      at,
+      records.map(({ record }) => JSON.stringify(record.values)),
+      records.map(({ record }) => record.searchText),
+      records.map(({ record }) => record.phone),
+      records.map(({ at }) => at),
     ]);
-    return rows[0]?.inserted === true;
+    return rows.filter((row) => row.inserted).length;
   }
 
-  async countNewRecord(manager: EntityManager, databaseId: number): Promise<void> {
-    await manager.query(`UPDATE user_databases SET row_count = row_count + 1 WHERE id = $1`, [
+  async countNewRecords(manager: EntityManager, databaseId: number, added: number): Promise<void> {
+    await manager.query(`UPDATE user_databases SET row_count = row_count + $2 WHERE id = $1`, [
       databaseId,
+      added,
     ]);
   }
 }

@@ -1,0 +1,51 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { WorkLoop } from '../../../common/work/work-loop';
+import { AppConfig } from '../../../config/app-config.service';
+import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
+import { DispatchRepository } from '../infrastructure/dispatch.repository';
+
+/** Sent contacts copied per transaction. */
+export const SYSTEM_CONTACTS_BATCH = 1_000;
+/** How soon a sent contact shows in the SYSTEM database while campaigns are sending. */
+const POLL_MS = 1_000;
+
+/**
+ * Copies sent contacts into the company's SYSTEM database in batches, off the send path: a
+ * per-message upsert (and the database's row count) in every send's transaction made all of a
+ * company's campaigns queue on one row. A contact's SENT row is the durable record, so a crash
+ * between sending and copying only delays the copy.
+ */
+@Injectable()
+export class SystemContactsFeed implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SystemContactsFeed.name);
+  private readonly loop = new WorkLoop('system-contacts', () => this.step(), { idleMs: POLL_MS });
+
+  constructor(
+    private readonly repository: DispatchRepository,
+    private readonly recorder: SystemContactsRecorder,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.runsWorkers) {
+      this.loop.start();
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /** Copies one batch; answers 0 (go on) while full batches keep coming. */
+  async step(): Promise<number | null> {
+    const copied = await this.repository.transaction(async (manager) => {
+      const sent = await this.repository.claimUnrecordedSent(manager, SYSTEM_CONTACTS_BATCH);
+      await this.recorder.recordSent(manager, sent);
+      return sent.length;
+    });
+    if (copied > 0) {
+      this.logger.debug({ copied }, 'Sent contacts copied to SYSTEM databases');
+    }
+    return copied === SYSTEM_CONTACTS_BATCH ? 0 : null;
+  }
+}
