@@ -43,8 +43,19 @@ const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /**
  * Redirects are not followed: a redirect to an internal address would bypass the
  * target check, and none of our targets needs one.
+ *
+ * Connections are kept alive: a campaign sends one request per message to the same gateway,
+ * and a new TCP connection each time cost more than the request. A pooled socket stays
+ * connected to the address the guard checked when it was opened. Node closes an idle socket
+ * a second before the server's Keep-Alive timeout hint, so a send does not go out on a socket
+ * the server is closing; without a hint, after IDLE_SOCKET_MS.
  */
-const AGENT_OPTIONS = { keepAlive: false };
+const IDLE_SOCKET_MS = 4_000;
+const AGENT_OPTIONS: http.AgentOptions = {
+  keepAlive: true,
+  maxFreeSockets: 64,
+  timeout: IDLE_SOCKET_MS,
+};
 const httpAgent = new http.Agent(AGENT_OPTIONS);
 const httpsAgent = new https.Agent(AGENT_OPTIONS);
 
