@@ -9,17 +9,25 @@ import {
   SessionLookup,
 } from './company-session';
 
+interface RouteAccess {
+  isPublic: boolean;
+  subscriptionExempt: boolean;
+}
+
 /** Global guard: every route needs a valid company token unless marked @Public(). */
 @Injectable()
 export class AccessTokenGuard implements CanActivate {
+  /** Route metadata never changes after start: read once per controller and handler. */
+  private readonly accessByRoute = new WeakMap<object, WeakMap<object, RouteAccess>>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly sessions: SessionLookup,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) {
+    const access = this.accessOf(context);
+    if (access.isPublic) {
       return true;
     }
     const request = context.switchToHttp().getRequest<Request>();
@@ -27,8 +35,7 @@ export class AccessTokenGuard implements CanActivate {
     if (!session || !session.isActive) {
       throw new UnauthorizedError('AUTH.INVALID_TOKEN', 'Token de acesso inválido ou ausente');
     }
-    const exempt = this.reflector.getAllAndOverride<boolean>(SUBSCRIPTION_EXEMPT, targets);
-    if (!session.hasServiceAccess && !exempt) {
+    if (!session.hasServiceAccess && !access.subscriptionExempt) {
       throw new ForbiddenError(
         'AUTH.SUBSCRIPTION_INACTIVE',
         'Assinatura inativa: regularize o pagamento para acessar o serviço',
@@ -36,5 +43,26 @@ export class AccessTokenGuard implements CanActivate {
     }
     attachAuthenticatedSession(request, session);
     return true;
+  }
+
+  private accessOf(context: ExecutionContext): RouteAccess {
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    let byHandler = this.accessByRoute.get(controller);
+    if (!byHandler) {
+      byHandler = new WeakMap();
+      this.accessByRoute.set(controller, byHandler);
+    }
+    let access = byHandler.get(handler);
+    if (!access) {
+      const targets = [handler, controller];
+      access = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets) === true,
+        subscriptionExempt:
+          this.reflector.getAllAndOverride<boolean>(SUBSCRIPTION_EXEMPT, targets) === true,
+      };
+      byHandler.set(handler, access);
+    }
+    return access;
   }
 }

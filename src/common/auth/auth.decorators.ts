@@ -8,7 +8,7 @@ import {
 import { ApiHeader, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdminGuard } from './admin.guard';
-import { authenticatedSessionOf, CompanySession } from './company-session';
+import { ACCESS_TOKEN_HEADER, authenticatedSessionOf, CompanySession } from './company-session';
 import { TenantGuard } from './tenant.guard';
 
 export const PUBLIC_ROUTE = 'auth:public';
@@ -52,5 +52,13 @@ export const CurrentCompany = createParamDecorator(
       );
     }
     return session;
+  },
+);
+
+/** The access token as the caller sent it (trimmed), for the routes that echo it back. */
+export const PresentedToken = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): string => {
+    const header = context.switchToHttp().getRequest<Request>().headers[ACCESS_TOKEN_HEADER];
+    return typeof header === 'string' ? header.trim() : '';
   },
 );

@@ -1,7 +1,8 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** One-shot hashing: every authenticated request hashes its token, without a Hash object. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** 32 random bytes, base64url: the access-token format of SPEC-EXTENSIONS.md 2. */

@@ -25,6 +25,11 @@ export class FixedWindowMemoryStorage implements ThrottlerStorage {
     limit: number,
     blockDuration: number,
   ): Promise<ThrottlerStorageRecord> {
+    return Promise.resolve(this.count(key, ttl, limit, blockDuration));
+  }
+
+  /** increment without the promise, for callers that know the storage is in process. */
+  count(key: string, ttl: number, limit: number, blockDuration: number): ThrottlerStorageRecord {
     const now = Date.now();
     this.sweep(now);
     let window = this.windows.get(key);
@@ -37,12 +42,12 @@ export class FixedWindowMemoryStorage implements ThrottlerStorage {
       window.blockedUntil = now + blockDuration;
     }
     const isBlocked = window.blockedUntil > now;
-    return Promise.resolve({
+    return {
       totalHits: window.hits,
       timeToExpire: Math.ceil((window.resetAt - now) / 1000),
       isBlocked,
       timeToBlockExpire: isBlocked ? Math.ceil((window.blockedUntil - now) / 1000) : 0,
-    });
+    };
   }
 
   private sweep(now: number): void {

@@ -1,9 +1,9 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config.service';
-import { resolveRequestSession, SessionLookup } from '../auth/company-session';
+import { CompanySession, resolveRequestSession, SessionLookup } from '../auth/company-session';
 import { RateLimitedError } from '../errors/domain-error';
-import { RateLimiter, RateWindow } from './rate-limiter';
+import { RateLimiter, RateWindow, WindowOutcome } from './rate-limiter';
 
 /** /actuator and everything under it; not /actuatorX, which is an ordinary (unknown) route. */
 const UNLIMITED_PATHS = /^\/actuator(\/|$)/;
@@ -15,6 +15,9 @@ const UNLIMITED_PATHS = /^\/actuator(\/|$)/;
  */
 @Injectable()
 export class RateLimitMiddleware implements NestMiddleware {
+  /** A cached session keeps its windows (and their keys) for as long as it lives. */
+  private readonly companyWindows = new WeakMap<CompanySession, RateWindow[]>();
+
   constructor(
     private readonly limiter: RateLimiter,
     private readonly sessions: SessionLookup,
@@ -26,15 +29,15 @@ export class RateLimitMiddleware implements NestMiddleware {
       next();
       return;
     }
-    this.check(request, response).then(
-      () => next(),
-      (error: unknown) => next(error),
-    );
+    resolveRequestSession(request, this.sessions)
+      .catch(() => null)
+      .then((session) => this.limiter.hitAll(this.windowsFor(request, session)))
+      .then((outcomes) => this.answer(response, outcomes))
+      .then(() => next(), next);
   }
 
-  private async check(request: Request, response: Response): Promise<void> {
-    const windows = await this.windowsFor(request);
-    const outcomes = await Promise.all(windows.map((window) => this.limiter.hit(window)));
+  /** Sets the X-RateLimit-* headers from the minute window; throws when a window is spent. */
+  private answer(response: Response, outcomes: WindowOutcome[]): void {
     const minute = outcomes[0];
     response.setHeader('X-RateLimit-Limit', String(minute.window.limit));
     response.setHeader('X-RateLimit-Remaining', String(minute.remaining));
@@ -51,25 +54,33 @@ export class RateLimitMiddleware implements NestMiddleware {
     }
   }
 
-  private async windowsFor(request: Request): Promise<RateWindow[]> {
-    const session = await resolveRequestSession(request, this.sessions).catch(() => null);
+  private windowsFor(request: Request, session: CompanySession | null): RateWindow[] {
     if (session?.isActive) {
-      return [
-        {
-          key: `company:${session.companyId}:minute`,
-          limit: session.rateLimitPerMinute,
-          windowSeconds: 60,
-        },
-        {
-          key: `company:${session.companyId}:hour`,
-          limit: session.rateLimitPerHour,
-          windowSeconds: 3600,
-        },
-      ];
+      let windows = this.companyWindows.get(session);
+      if (!windows) {
+        windows = companyWindowsOf(session);
+        this.companyWindows.set(session, windows);
+      }
+      return windows;
     }
     const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
     return [
       { key: `ip:${ip}:minute`, limit: this.config.anonymousRateLimitPerMinute, windowSeconds: 60 },
     ];
   }
+}
+
+function companyWindowsOf(session: CompanySession): RateWindow[] {
+  return [
+    {
+      key: `company:${session.companyId}:minute`,
+      limit: session.rateLimitPerMinute,
+      windowSeconds: 60,
+    },
+    {
+      key: `company:${session.companyId}:hour`,
+      limit: session.rateLimitPerHour,
+      windowSeconds: 3600,
+    },
+  ];
 }

