@@ -64,6 +64,8 @@ export class UserDatabasesController {
   @ApiOperation({
     summary:
       'Bases da empresa: a base SYSTEM "Contatos de campanhas" primeiro, depois as mais novas',
+    description:
+      'A base SYSTEM recebe cada contato enviado cerca de um segundo depois do envio (cópia em lotes).',
   })
   @ApiOkResponse({ type: UserDatabaseResponse, isArray: true })
   async list(@CurrentCompany() company: CompanySession): Promise<UserDatabaseResponse[]> {
