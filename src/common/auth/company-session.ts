@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { requestStateOf } from '../http/request-state';
 
 /** What a valid access token tells about its company, as guards and handlers see it. */
 export interface CompanySession {
@@ -20,30 +21,24 @@ export abstract class SessionLookup {
 
 export const ACCESS_TOKEN_HEADER = 'x-access-token';
 
-interface RequestWithSession extends Request {
-  companySessionPromise?: Promise<CompanySession | null>;
-}
-
 /** Resolves the request's session once; middleware and guards share the result. */
 export function resolveRequestSession(
   request: Request,
   lookup: SessionLookup,
 ): Promise<CompanySession | null> {
-  const req = request as RequestWithSession;
-  if (!req.companySessionPromise) {
-    const header = req.headers[ACCESS_TOKEN_HEADER];
+  const state = requestStateOf(request);
+  if (!state.sessionLookup) {
+    const header = request.headers[ACCESS_TOKEN_HEADER];
     const token = typeof header === 'string' ? header.trim() : '';
-    req.companySessionPromise = token ? lookup.findByToken(token) : Promise.resolve(null);
+    state.sessionLookup = token ? lookup.findByToken(token) : Promise.resolve(null);
   }
-  return req.companySessionPromise;
+  return state.sessionLookup;
 }
 
-const AUTHENTICATED = Symbol('authenticatedSession');
-
 export function attachAuthenticatedSession(request: Request, session: CompanySession): void {
-  (request as unknown as Record<symbol, CompanySession>)[AUTHENTICATED] = session;
+  requestStateOf(request).authenticated = session;
 }
 
 export function authenticatedSessionOf(request: Request): CompanySession | undefined {
-  return (request as unknown as Record<symbol, CompanySession | undefined>)[AUTHENTICATED];
+  return requestStateOf(request).authenticated;
 }

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as PinoLogger, Level } from 'pino';
+import { requestStateOf } from '../http/request-state';
 
-const REQUEST_ID = Symbol('requestId');
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,100}$/;
 /** Health probes run every few seconds; a line each would drown the rest. */
 const UNLOGGED_PATHS = /^\/actuator\/health(\/|$|\?)/;
 
-type RequestWithId = IncomingMessage & { [REQUEST_ID]?: string };
-
 /** The id RequestLogMiddleware gave the request (the client's X-Request-Id when valid). */
 export function requestIdOf(request: IncomingMessage): string | undefined {
-  return (request as RequestWithId)[REQUEST_ID];
+  return requestStateOf(request).id;
 }
 
 /**
@@ -24,7 +22,7 @@ export function requestLogMiddleware(logger: PinoLogger) {
   return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
     const sent = request.headers['x-request-id'];
     const id = typeof sent === 'string' && CLIENT_REQUEST_ID.test(sent) ? sent : randomUUID();
-    (request as RequestWithId)[REQUEST_ID] = id;
+    requestStateOf(request).id = id;
     response.setHeader('X-Request-Id', id);
     const url = request.url ?? '';
     if (logs && !UNLOGGED_PATHS.test(url)) {

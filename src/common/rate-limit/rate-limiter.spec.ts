@@ -9,7 +9,9 @@ const windows: RateWindow[] = [
 
 /** The same counters behind the generic (promise per hit) path, as the Redis storage takes it. */
 function throughGenericPath(memory: FixedWindowMemoryStorage): ThrottlerStorage {
-  return { increment: (...args) => memory.increment(...args) };
+  return {
+    increment: (key, ttl, limit, blockDuration) => memory.increment(key, ttl, limit, blockDuration),
+  };
 }
 
 describe('RateLimiter.hitAll', () => {
