@@ -67,6 +67,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitPerHour: vars.RATE_LIMIT_PER_HOUR,
     anonymousRateLimitPerMinute: vars.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
     dispatchLeaseSeconds: vars.DISPATCH_LEASE_SECONDS,
+    webhookRetryScheduleMs: vars.WEBHOOK_RETRY_SCHEDULE_MS,
+    webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     campaignCreationsPerHour: vars.CAMPAIGN_CREATIONS_PER_HOUR,
     defaultAutomationLimit: vars.DEFAULT_AUTOMATION_LIMIT,
     defaultDatabaseLimit: vars.DEFAULT_DATABASE_LIMIT,

@@ -29,6 +29,8 @@ export interface AppConfigValues {
   rateLimitPerHour: number;
   anonymousRateLimitPerMinute: number;
   dispatchLeaseSeconds: number;
+  webhookRetryScheduleMs: readonly number[];
+  webhookTimeoutMs: number;
   campaignCreationsPerHour: number;
   defaultAutomationLimit: number;
   defaultDatabaseLimit: number;
@@ -56,6 +58,8 @@ export class AppConfig implements AppConfigValues {
   readonly rateLimitPerHour!: number;
   readonly anonymousRateLimitPerMinute!: number;
   readonly dispatchLeaseSeconds!: number;
+  readonly webhookRetryScheduleMs!: readonly number[];
+  readonly webhookTimeoutMs!: number;
   readonly campaignCreationsPerHour!: number;
   readonly defaultAutomationLimit!: number;
   readonly defaultDatabaseLimit!: number;

@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { InvalidConfigurationError, validateEnvironment } from './app-config';
+import {
+  DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+  InvalidConfigurationError,
+  validateEnvironment,
+} from './app-config';
 import { loadAppConfig, readOrCreateSecret } from './app-config.loader';
 
 describe('validateEnvironment', () => {
@@ -24,6 +28,9 @@ describe('validateEnvironment', () => {
       LOG_LEVEL: 'info',
       ANONYMOUS_RATE_LIMIT_PER_MINUTE: 100,
       REDIS_KEY_PREFIX: 'campaign-service:',
+      DISPATCH_LEASE_SECONDS: 120,
+      WEBHOOK_RETRY_SCHEDULE_MS: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+      WEBHOOK_TIMEOUT_MS: 10_000,
     });
     expect(vars.DATABASE_URL).toBeUndefined();
     expect(vars.ADMIN_PASSWORD).toBeUndefined();
@@ -55,6 +62,27 @@ describe('validateEnvironment', () => {
     expect(vars.LOG_LEVEL).toBe('debug');
   });
 
+  it('retries a webhook at growing intervals for 24 hours by default', () => {
+    const schedule = DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS;
+    expect(schedule.reduce((a, b) => a + b, 0)).toBe(24 * 60 * 60 * 1000);
+    expect(schedule.every((delay, i) => i === 0 || delay >= schedule[i - 1])).toBe(true);
+  });
+
+  it('reads the webhook retry schedule as a list of waits, "none" as no retry, and empty values as the defaults', () => {
+    const vars = validateEnvironment({
+      WEBHOOK_RETRY_SCHEDULE_MS: ' 200, 500 ,1000',
+      WEBHOOK_TIMEOUT_MS: ' 2000 ',
+    });
+    expect(vars.WEBHOOK_RETRY_SCHEDULE_MS).toEqual([200, 500, 1000]);
+    expect(vars.WEBHOOK_TIMEOUT_MS).toBe(2000);
+    expect(
+      validateEnvironment({ WEBHOOK_RETRY_SCHEDULE_MS: 'None' }).WEBHOOK_RETRY_SCHEDULE_MS,
+    ).toEqual([]);
+    const empty = validateEnvironment({ WEBHOOK_RETRY_SCHEDULE_MS: ' ', WEBHOOK_TIMEOUT_MS: '' });
+    expect(empty.WEBHOOK_RETRY_SCHEDULE_MS).toEqual(DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS);
+    expect(empty.WEBHOOK_TIMEOUT_MS).toBe(10_000);
+  });
+
   it('ignores variables that are not part of the run contract', () => {
     expect(() =>
       validateEnvironment({ HOME: '/root', PATH: '/usr/bin', SOMETHING_ELSE: 'x' }),
@@ -80,6 +108,14 @@ describe('validateEnvironment', () => {
     ['ENCRYPTION_KEY', 'too-short'],
     ['PUBLIC_BASE_URL', 'not a url'],
     ['DATA_DIR', ''],
+    ['DISPATCH_LEASE_SECONDS', '1'],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '10s'],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '100,,200'],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '0'],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '-5'],
+    ['WEBHOOK_TIMEOUT_MS', '50'],
+    ['WEBHOOK_TIMEOUT_MS', '60001'],
+    ['WEBHOOK_TIMEOUT_MS', '1.5'],
   ])('refuses %s=%j with an InvalidConfigurationError naming the variable', (name, value) => {
     let thrown: unknown;
     try {
@@ -133,6 +169,9 @@ describe('loadAppConfig', () => {
       outboundDenyPrivate: false,
       logLevel: 'info',
       redisKeyPrefix: 'campaign-service:',
+      dispatchLeaseSeconds: 120,
+      webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+      webhookTimeoutMs: 10_000,
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { WebhooksController } from './api/webhooks.controller';
-import { WebhookDeliverySettings } from './application/webhook-delivery.settings';
 import { WebhookDeliveryWorker } from './application/webhook-delivery.worker';
 import { WebhookSecrets } from './application/webhook-secrets';
 import { WebhooksService } from './application/webhooks.service';
@@ -22,12 +21,6 @@ import { WebhooksRepository } from './infrastructure/webhooks.repository';
     WebhookSecrets,
     WebhookSender,
     WebhookDeliveryWorker,
-    {
-      provide: WebhookDeliverySettings,
-      // Internal tuning variables (see WebhookDeliverySettings); the rest of the configuration
-      // is AppConfig's.
-      useFactory: () => WebhookDeliverySettings.fromEnvironment(process.env),
-    },
   ],
 })
 export class WebhooksModule {}

@@ -37,16 +37,16 @@ describe('webhook delivery', () => {
   let pool: Pool;
   const fake = new FakeEvolutionApi();
   const receiver = new WebhookReceiver();
-  const savedEnv = { ...process.env };
 
   beforeAll(async () => {
     Logger.overrideLogger(false);
-    // Read by the webhooks module when the app starts (WebhookDeliverySettings).
-    process.env.WEBHOOK_RETRY_SCHEDULE_MS = RETRY_SCHEDULE_MS;
-    process.env.WEBHOOK_TIMEOUT_MS = '2000';
     database = await createDedicatedDatabase('webhooks_delivery');
     await Promise.all([fake.start(), receiver.start()]);
-    t = await startAppOn(database.url, { ENCRYPTION_KEY });
+    t = await startAppOn(database.url, {
+      ENCRYPTION_KEY,
+      WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS,
+      WEBHOOK_TIMEOUT_MS: '2000',
+    });
     pool = new Pool({ connectionString: database.url, max: 2 });
   });
   afterAll(async () => {
@@ -54,7 +54,6 @@ describe('webhook delivery', () => {
     await pool.end();
     await Promise.all([fake.stop(), receiver.stop()]);
     await database.drop();
-    process.env = savedEnv;
   });
 
   async function webhookFor(

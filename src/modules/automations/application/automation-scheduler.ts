@@ -4,6 +4,7 @@ import { DomainError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
+import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { queryRows } from '../../../database/query-rows';
 import { Automation } from '../domain/automation.entity';
@@ -25,6 +26,10 @@ export const AUTOMATIONS_CHANNEL = 'automations';
 export class AutomationScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AutomationScheduler.name);
   private readonly loop = new WorkLoop('automations', () => this.step(), { idleMs: 1_000 });
+  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
+    notifications: this.notifications,
+    channel: AUTOMATIONS_CHANNEL,
+  });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -35,15 +40,11 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnApplicatio
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.runsWorkers) {
-      return;
-    }
-    await this.notifications.subscribe(AUTOMATIONS_CHANNEL, () => this.loop.wake());
-    this.loop.start();
+    await this.loopRunner.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    await this.loopRunner.stop();
   }
 
   private async step(): Promise<number | null> {

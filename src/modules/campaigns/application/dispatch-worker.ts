@@ -3,6 +3,7 @@ import { HealthRegistry } from '../../../common/health/health-registry';
 import { Clock } from '../../../common/time/clock';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
+import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { OutboxWriter } from '../../outbox/infrastructure/outbox.writer';
 import { startedEvent } from '../domain/campaign-events';
@@ -24,6 +25,10 @@ const SCHEDULED_CHECK_INTERVAL_MS = 1_000;
 export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(DispatchWorker.name);
   private readonly loop = new WorkLoop('campaign-dispatch', () => this.step(), { idleMs: IDLE_MS });
+  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
+    notifications: this.notifications,
+    channel: DISPATCH_CHANNEL,
+  });
   private readonly inFlight = new Map<number, Promise<void>>();
   private lastScheduledCheck = 0;
 
@@ -39,17 +44,14 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
 
   async onApplicationBootstrap(): Promise<void> {
     this.health.register('queue', () => this.healthProbe());
-    if (!this.config.runsWorkers) {
-      return;
+    if (await this.loopRunner.start()) {
+      this.logger.log({ workerId: this.dispatcher.workerId }, 'Campaign dispatch started');
     }
-    await this.notifications.subscribe(DISPATCH_CHANNEL, () => this.loop.wake());
-    this.loop.start();
-    this.logger.log({ workerId: this.dispatcher.workerId }, 'Campaign dispatch started');
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.dispatcher.stop();
-    await this.loop.stop();
+    await this.loopRunner.stop();
     await Promise.allSettled([...this.inFlight.values()]);
   }
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { WorkLoop } from '../../../common/work/work-loop';
+import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
 import { DispatchRepository } from '../infrastructure/dispatch.repository';
@@ -19,6 +20,7 @@ const POLL_MS = 1_000;
 export class SystemContactsFeed implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SystemContactsFeed.name);
   private readonly loop = new WorkLoop('system-contacts', () => this.step(), { idleMs: POLL_MS });
+  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config);
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -26,14 +28,12 @@ export class SystemContactsFeed implements OnApplicationBootstrap, OnApplication
     private readonly config: AppConfig,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (this.config.runsWorkers) {
-      this.loop.start();
-    }
+  async onApplicationBootstrap(): Promise<void> {
+    await this.loopRunner.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    await this.loopRunner.stop();
   }
 
   /** Copies one batch; answers 0 (go on) while full batches keep coming. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
+import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { GatewayError, MessagingGateway } from '../../gateway/domain/messaging-gateway';
@@ -15,6 +16,10 @@ export const NOTICE_CHANNEL = 'notices';
 export class NoticeWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(NoticeWorker.name);
   private readonly loop = new WorkLoop('notices', () => this.step(), { idleMs: 5_000 });
+  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
+    notifications: this.notifications,
+    channel: NOTICE_CHANNEL,
+  });
 
   constructor(
     private readonly notices: NoticesRepository,
@@ -25,15 +30,11 @@ export class NoticeWorker implements OnApplicationBootstrap, OnApplicationShutdo
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.runsWorkers) {
-      return;
-    }
-    await this.notifications.subscribe(NOTICE_CHANNEL, () => this.loop.wake());
-    this.loop.start();
+    await this.loopRunner.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    await this.loopRunner.stop();
   }
 
   private async step(): Promise<number | null> {

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { DomainError } from '../../../common/errors/domain-error';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
+import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import {
   ClaimedJob,
@@ -32,6 +33,10 @@ export class ImportJobWorker implements OnApplicationBootstrap, OnApplicationShu
   private readonly logger = new Logger(ImportJobWorker.name);
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly loop = new WorkLoop('contact-imports', () => this.step(), { idleMs: 5_000 });
+  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
+    notifications: this.notifications,
+    channel: IMPORT_CHANNEL,
+  });
 
   constructor(
     private readonly jobs: ImportJobsRepository,
@@ -41,15 +46,11 @@ export class ImportJobWorker implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.runsWorkers) {
-      return;
-    }
-    await this.notifications.subscribe(IMPORT_CHANNEL, () => this.loop.wake());
-    this.loop.start();
+    await this.loopRunner.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    await this.loopRunner.stop();
   }
 
   wake(): void {

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import type { QueryRunner } from 'typeorm';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
+import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import {
   INDEX_CHANNEL,
@@ -22,6 +23,10 @@ export class RecordIndexWorker implements OnApplicationBootstrap, OnApplicationS
     idleMs: 30_000,
     errorBackoffMs: 5_000,
   });
+  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
+    notifications: this.notifications,
+    channel: INDEX_CHANNEL,
+  });
 
   constructor(
     private readonly indexes: RecordIndexesRepository,
@@ -30,15 +35,11 @@ export class RecordIndexWorker implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.runsWorkers) {
-      return;
-    }
-    await this.notifications.subscribe(INDEX_CHANNEL, () => this.loop.wake());
-    this.loop.start();
+    await this.loopRunner.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    await this.loopRunner.stop();
   }
 
   wake(): void {

@@ -7,6 +7,7 @@ import {
 import { Clock } from '../../../common/time/clock';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
+import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { outcomeOf } from '../domain/webhook-delivery';
 import {
@@ -14,7 +15,6 @@ import {
   WebhookDeliveriesRepository,
 } from '../infrastructure/webhook-deliveries.repository';
 import { WebhookSender } from '../infrastructure/webhook-sender';
-import { WebhookDeliverySettings } from './webhook-delivery.settings';
 import { WebhookOutcomeBatcher } from './webhook-outcome.batcher';
 
 /** The channel the OutboxWriter notifies on each commit that wrote events. */
@@ -25,6 +25,12 @@ export const MAX_DELIVERIES_IN_FLIGHT = 64;
 const IDLE_MS = 2_000;
 const RECOVERY_EVERY_MS = 1_000;
 const FULL_CHECK_EVERY_MS = 5 * 60_000;
+/**
+ * Time after the request's own budget (WEBHOOK_TIMEOUT_MS) for writing its outcome before the
+ * lease runs out: a worker that dies mid-attempt holds the delivery for timeout + 5 s, then
+ * another worker sends it again.
+ */
+const LEASE_MARGIN_MS = 5_000;
 
 /**
  * Delivers webhook events: claims due deliveries (SKIP LOCKED, with a lease), POSTs each one
@@ -38,6 +44,12 @@ const FULL_CHECK_EVERY_MS = 5 * 60_000;
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookDeliveryWorker.name);
   private readonly loop = new WorkLoop('webhook-delivery', () => this.step(), { idleMs: IDLE_MS });
+  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
+    notifications: this.notifications,
+    channel: OUTBOX_CHANNEL,
+    onNotify: () => this.wake(),
+  });
+  private readonly leaseMs = this.config.webhookTimeoutMs + LEASE_MARGIN_MS;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
   private readonly outcomes: WebhookOutcomeBatcher;
@@ -53,24 +65,24 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly sender: WebhookSender,
-    private readonly settings: WebhookDeliverySettings,
     private readonly notifications: PgNotifications,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {
     this.outcomes = new WebhookOutcomeBatcher(deliveries, () =>
-      this.shutdown.signal.aborted ? null : { leaseMs: settings.leaseMs },
+      this.shutdown.signal.aborted ? null : { leaseMs: this.leaseMs },
     );
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.runsWorkers) {
+    if (!(await this.loopRunner.start())) {
       return;
     }
-    await this.notifications.subscribe(OUTBOX_CHANNEL, () => this.wake());
-    this.loop.start();
     this.logger.log(
-      { retryScheduleMs: this.settings.retryScheduleMs, timeoutMs: this.settings.timeoutMs },
+      {
+        retryScheduleMs: this.config.webhookRetryScheduleMs,
+        timeoutMs: this.config.webhookTimeoutMs,
+      },
       'Webhook delivery started',
     );
   }
@@ -80,7 +92,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
    * written (back to the queue at once, logged as interrupted by the shutdown).
    */
   async beforeApplicationShutdown(): Promise<void> {
-    const stopping = this.loop.stop();
+    const stopping = this.loopRunner.stop();
     this.shutdown.abort();
     await stopping;
     await Promise.allSettled([...this.inFlight]);
@@ -95,8 +107,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     this.wokenDuringStep = false;
     await this.housekeeping();
     const capacity = MAX_DELIVERIES_IN_FLIGHT - this.inFlight.size;
-    const claimed =
-      capacity > 0 ? await this.deliveries.claimDue(capacity, this.settings.leaseMs) : [];
+    const claimed = capacity > 0 ? await this.deliveries.claimDue(capacity, this.leaseMs) : [];
     for (const delivery of claimed) {
       this.start(delivery);
     }
@@ -131,11 +142,15 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
 
   private async attempt(delivery: ClaimedDelivery): Promise<ClaimedDelivery | null> {
     const startedAt = Date.now();
-    const result = await this.sender.send(delivery, this.settings.timeoutMs, this.shutdown.signal);
+    const result = await this.sender.send(
+      delivery,
+      this.config.webhookTimeoutMs,
+      this.shutdown.signal,
+    );
     const outcome = outcomeOf(
       result,
       delivery.attempts,
-      this.settings.retryScheduleMs,
+      this.config.webhookRetryScheduleMs,
       this.clock.now(),
     );
     const { recorded, next } = await this.outcomes.record(
