@@ -19,9 +19,13 @@ export class OutboxWriter {
     if (events.length === 0) {
       return;
     }
+    // One statement: NOTIFY is transactional, so the wake-up still goes out only on commit.
     await manager.query(
-      `INSERT INTO outbox_events (company_id, campaign_id, event_type, payload)
-       SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::jsonb[])`,
+      `WITH appended AS (
+         INSERT INTO outbox_events (company_id, campaign_id, event_type, payload)
+         SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::jsonb[])
+         RETURNING 1)
+       SELECT pg_notify('outbox_events', '') FROM (SELECT count(*) FROM appended) AS appended_rows`,
       [
         events.map((e) => e.companyId),
         events.map((e) => e.campaignId),
@@ -29,6 +33,5 @@ export class OutboxWriter {
         events.map((e) => JSON.stringify(e.payload)),
       ],
     );
-    await manager.query(`SELECT pg_notify('outbox_events', '')`);
   }
 }
