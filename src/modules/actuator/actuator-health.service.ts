@@ -5,7 +5,7 @@ import {
   HealthIndicatorService,
 } from '@nestjs/terminus';
 import { statfs } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { DataSource } from 'typeorm';
 import {
@@ -16,6 +16,9 @@ import {
 import { AppConfig } from '../../config/app-config.service';
 
 export const DISK_FREE_THRESHOLD_BYTES = 10_485_760;
+/** Read once: os.cpus() builds a description of every core, on every health call otherwise. */
+const CORES = availableParallelism();
+
 const HEAP_DOWN_RATIO = 0.95;
 
 export interface SpringHealth {
@@ -174,7 +177,7 @@ export class ActuatorHealthService {
     return this.component('cpu', {
       status: 'UP',
       details: {
-        cores: cpus().length,
+        cores: CORES,
         systemLoadAverage: { oneMinute, fiveMinutes, fifteenMinutes },
         processCpuSeconds: (usage.user + usage.system) / 1e6,
         uptimeSeconds: Math.round(process.uptime()),

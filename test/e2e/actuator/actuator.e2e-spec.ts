@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { arch, release, type } from 'node:os';
+import { arch, availableParallelism, release, type } from 'node:os';
 import { join } from 'node:path';
 import type request from 'supertest';
 import { ComponentHealth, HealthRegistry } from '../../../src/common/health/health-registry';
@@ -109,6 +109,14 @@ describe('actuator and API documentation', () => {
         expect([name, body.components[name].status]).toEqual([name, 'UP']);
         expect(typeof body.components[name].details).toBe('object');
       }
+      expect(body.components.cpu.details).toMatchObject({
+        cores: availableParallelism(),
+        systemLoadAverage: {
+          oneMinute: expect.any(Number),
+          fiveMinutes: expect.any(Number),
+          fifteenMinutes: expect.any(Number),
+        },
+      });
       expectNoRateLimitHeaders(response);
     });
 
