@@ -84,21 +84,25 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     contacts: { phones: string[]; names: string[] },
     applyBlockList: boolean,
   ): Promise<number> {
+    // The block-list condition appears only when it applies: a NOT EXISTS standing alone is an
+    // anti-join, where one behind `NOT $flag OR` becomes a subplan run for every contact.
+    const notBlocked = applyBlockList
+      ? `WHERE NOT EXISTS (
+            SELECT 1 FROM blocked_contacts b
+             WHERE b.company_id = $2 AND b.phone_number = i.phone AND b.is_active)`
+      : '';
     const rows: Array<{ inserted: number }> = await manager.query(
       `WITH input AS (
          SELECT phone, name, ord FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS u(phone, name, ord)
        ), kept AS (
-         SELECT i.* FROM input i
-          WHERE NOT $5::boolean OR NOT EXISTS (
-            SELECT 1 FROM blocked_contacts b
-             WHERE b.company_id = $2 AND b.phone_number = i.phone AND b.is_active)
+         SELECT i.* FROM input i ${notBlocked}
        ), inserted AS (
          INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name)
          SELECT $1, $2, phone, name FROM kept ORDER BY ord
          RETURNING 1
        )
        SELECT count(*)::int AS inserted FROM inserted`,
-      [campaign.id, campaign.companyId, contacts.phones, contacts.names, applyBlockList],
+      [campaign.id, campaign.companyId, contacts.phones, contacts.names],
     );
     return rows[0].inserted;
   }
