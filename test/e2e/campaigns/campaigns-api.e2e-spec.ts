@@ -255,12 +255,28 @@ describe('campaigns API', () => {
         .post('/api/campaigns', campaignBody(fake, gw, { isDraft: true }))
         .expect(200);
       expect(second.body.gatewayConfig.id).toBe(first.body.gatewayConfig.id);
-      const { rows } = await db().query(
-        `SELECT api_key_encrypted FROM gateway_configs WHERE company_id = $1`,
-        [company.id],
-      );
+      const stored = async (): Promise<Array<{ api_key_encrypted: string; updated_at: Date }>> =>
+        (
+          await db().query(
+            `SELECT api_key_encrypted, updated_at FROM gateway_configs WHERE company_id = $1`,
+            [company.id],
+          )
+        ).rows;
+      const rows = await stored();
       expect(rows).toHaveLength(1);
       expect(rows[0].api_key_encrypted).not.toContain(gw.apiKey);
+
+      await company.post('/api/campaigns', campaignBody(fake, gw, { isDraft: true })).expect(200);
+      expect(await stored()).toEqual(rows);
+
+      const rotated = { instance: gw.instance, apiKey: `${gw.apiKey}-nova` };
+      const third = await company
+        .post('/api/campaigns', campaignBody(fake, rotated, { isDraft: true }))
+        .expect(200);
+      expect(third.body.gatewayConfig.id).toBe(first.body.gatewayConfig.id);
+      const after = await stored();
+      expect(after).toHaveLength(1);
+      expect(after[0].api_key_encrypted).not.toBe(rows[0].api_key_encrypted);
     });
 
     describe('gateway check on creation', () => {

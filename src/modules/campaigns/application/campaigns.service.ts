@@ -285,6 +285,16 @@ export class CampaignsService {
     const existing = (await this.gatewayConfigs.list(companyId)).find(
       (config) => config.url === input.url && config.instance === input.instance,
     );
+    if (existing) {
+      // The same key again (every campaign of an integration sends it) writes nothing: a
+      // rewrite per campaign made concurrent creations queue on the configuration's row.
+      const current = await this.gatewayConfigs
+        .resolveTarget(companyId, existing.id)
+        .catch(() => null);
+      if (current?.target.apiKey === input.apiKey) {
+        return current;
+      }
+    }
     const saved = existing
       ? await this.gatewayConfigs.update(companyId, existing.id, { apiKey: input.apiKey })
       : await this.gatewayConfigs.create(companyId, input);
