@@ -36,6 +36,11 @@ export class SessionCache extends SessionLookup {
     SESSION_CACHE_TTL_MS,
     MAX_CACHED_COMPANIES,
   );
+  /**
+   * Bumped by every forget: a lookup that was in flight when something was forgotten answers
+   * its caller but is not cached, so a revoked token or a changed company cannot be put back.
+   */
+  private generation = 0;
 
   constructor(
     private readonly tokens: AccessTokensRepository,
@@ -51,9 +56,12 @@ export class SessionCache extends SessionLookup {
     if (cached) {
       return cached.value;
     }
+    const generation = this.generation;
     const row = await this.tokens.findLiveTokenCompany(tokenHash);
     const session = row ? this.toSession(row, tokenHash) : null;
-    this.sessions.set(tokenHash, session);
+    if (generation === this.generation) {
+      this.sessions.set(tokenHash, session);
+    }
     return session;
   }
 
@@ -63,16 +71,21 @@ export class SessionCache extends SessionLookup {
     if (cached) {
       return cached.value;
     }
+    const generation = this.generation;
     const view = await this.companies.findWithSubscription(companyId);
-    this.companyViews.set(companyId, view);
+    if (generation === this.generation) {
+      this.companyViews.set(companyId, view);
+    }
     return view;
   }
 
   forgetToken(tokenHash: string): void {
+    this.generation += 1;
     this.sessions.delete(tokenHash);
   }
 
   forgetCompany(companyId: number): void {
+    this.generation += 1;
     this.sessions.deleteWhere((session) => session?.companyId === companyId);
     this.companyViews.delete(companyId);
   }
