@@ -9,7 +9,8 @@ import { buildInfo } from './common/build-info';
 import { createRootLogger } from './common/logging/logger-options';
 import { mapError, sendError } from './common/http/all-exceptions.filter';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware';
-import { requestIdOf, requestLogMiddleware } from './common/logging/request-log.middleware';
+import { requestIdOf } from './common/http/request-state';
+import { requestLogMiddleware } from './common/logging/request-log.middleware';
 import { RateLimitMiddleware } from './common/rate-limit/rate-limit.middleware';
 import { AppConfig } from './config/app-config.service';
 

@@ -8,7 +8,7 @@ import {
 import { ApiHeader, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdminGuard } from './admin.guard';
-import { ACCESS_TOKEN_HEADER, authenticatedSessionOf, CompanySession } from './company-session';
+import { authenticatedSessionOf, CompanySession, presentedTokenOf } from './company-session';
 import { TenantGuard } from './tenant.guard';
 
 export const PUBLIC_ROUTE = 'auth:public';
@@ -57,8 +57,6 @@ export const CurrentCompany = createParamDecorator(
 
 /** The access token as the caller sent it (trimmed), for the routes that echo it back. */
 export const PresentedToken = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): string => {
-    const header = context.switchToHttp().getRequest<Request>().headers[ACCESS_TOKEN_HEADER];
-    return typeof header === 'string' ? header.trim() : '';
-  },
+  (_data: unknown, context: ExecutionContext): string =>
+    presentedTokenOf(context.switchToHttp().getRequest<Request>()),
 );

@@ -19,7 +19,13 @@ export abstract class SessionLookup {
   abstract findByToken(token: string): Promise<CompanySession | null>;
 }
 
-export const ACCESS_TOKEN_HEADER = 'x-access-token';
+const ACCESS_TOKEN_HEADER = 'x-access-token';
+
+/** The access token as the caller sent it (trimmed); empty when absent. */
+export function presentedTokenOf(request: Request): string {
+  const header = request.headers[ACCESS_TOKEN_HEADER];
+  return typeof header === 'string' ? header.trim() : '';
+}
 
 /** Resolves the request's session once; middleware and guards share the result. */
 export function resolveRequestSession(
@@ -28,8 +34,7 @@ export function resolveRequestSession(
 ): Promise<CompanySession | null> {
   const state = requestStateOf(request);
   if (!state.sessionLookup) {
-    const header = request.headers[ACCESS_TOKEN_HEADER];
-    const token = typeof header === 'string' ? header.trim() : '';
+    const token = presentedTokenOf(request);
     state.sessionLookup = token ? lookup.findByToken(token) : Promise.resolve(null);
   }
   return state.sessionLookup;

@@ -1,4 +1,3 @@
-import { requestIdOf } from '../logging/request-log.middleware';
 import {
   ArgumentsHost,
   Catch,
@@ -9,9 +8,10 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { QueryFailedError } from 'typeorm';
 import { DomainError, ErrorKind, RateLimitedError } from '../errors/domain-error';
+import { isUniqueViolation } from '../errors/unique-violation';
 import { errorBody } from './error-body';
+import { requestIdOf } from './request-state';
 
 const PORTUGUESE_DEFAULTS: Record<number, string> = {
   400: 'Requisição inválida',
@@ -104,10 +104,7 @@ export function mapError(error: unknown, logger: Logger, requestId?: string): Ma
       message: PORTUGUESE_DEFAULTS[400],
     };
   }
-  if (
-    error instanceof QueryFailedError &&
-    (error.driverError as { code?: string }).code === '23505'
-  ) {
+  if (isUniqueViolation(error)) {
     return { status: 409, message: 'Registro duplicado: já existe um recurso com estes dados' };
   }
   const errorId = randomUUID();

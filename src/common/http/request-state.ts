@@ -26,3 +26,8 @@ export function requestStateOf(request: IncomingMessage): RequestState {
   }
   return state;
 }
+
+/** The id RequestLogMiddleware gave the request (the client's X-Request-Id when valid). */
+export function requestIdOf(request: IncomingMessage): string | undefined {
+  return requestStateOf(request).id;
+}

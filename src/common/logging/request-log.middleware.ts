@@ -7,11 +7,6 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,100}$/;
 /** Health probes run every few seconds; a line each would drown the rest. */
 const UNLOGGED_PATHS = /^\/actuator\/health(\/|$|\?)/;
 
-/** The id RequestLogMiddleware gave the request (the client's X-Request-Id when valid). */
-export function requestIdOf(request: IncomingMessage): string | undefined {
-  return requestStateOf(request).id;
-}
-
 /**
  * Gives every request an id (echoed in X-Request-Id) and logs one line when it ends, with
  * method, path (never the query string) and status — never headers or bodies, so tokens and

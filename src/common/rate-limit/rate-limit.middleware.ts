@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config.service';
 import { CompanySession, resolveRequestSession, SessionLookup } from '../auth/company-session';
 import { RateLimitedError } from '../errors/domain-error';
+import { clientIpOf } from '../http/client-ip';
 import { RateLimiter, RateWindow, WindowOutcome } from './rate-limiter';
 
 /** /actuator and everything under it; not /actuatorX, which is an ordinary (unknown) route. */
@@ -63,9 +64,12 @@ export class RateLimitMiddleware implements NestMiddleware {
       }
       return windows;
     }
-    const ip = request.ip ?? request.socket.remoteAddress ?? 'unknown';
     return [
-      { key: `ip:${ip}:minute`, limit: this.config.anonymousRateLimitPerMinute, windowSeconds: 60 },
+      {
+        key: `ip:${clientIpOf(request)}:minute`,
+        limit: this.config.anonymousRateLimitPerMinute,
+        windowSeconds: 60,
+      },
     ];
   }
 }

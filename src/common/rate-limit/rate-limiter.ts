@@ -47,7 +47,7 @@ export class RateLimiter {
     return Promise.all(windows.map((window) => this.hit(window)));
   }
 
-  async hit(window: RateWindow): Promise<WindowOutcome> {
+  private async hit(window: RateWindow): Promise<WindowOutcome> {
     const ttlMs = window.windowSeconds * 1000;
     const record = await this.storage.increment(window.key, ttlMs, window.limit, ttlMs, 'default');
     return outcomeOf(window, record);

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { CompanySession } from '../../../common/auth/company-session';
 import { newOpaqueToken, sha256Hex } from '../../../common/crypto/hashing';
+import { isUniqueViolation } from '../../../common/errors/unique-violation';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { AccessToken } from '../domain/access-token.entity';
@@ -71,10 +72,7 @@ export class AuthService {
         await manager.save(AccessToken.issue(company.id, sha256Hex(accessToken), now));
       });
     } catch (error) {
-      if (
-        error instanceof QueryFailedError &&
-        (error.driverError as { code?: string }).code === '23505'
-      ) {
+      if (isUniqueViolation(error)) {
         throw new EmailAlreadyRegisteredError();
       }
       throw error;
