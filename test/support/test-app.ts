@@ -40,7 +40,15 @@ export async function startTestApp(
   env: Record<string, string> = {},
   options: TestAppOptions = {},
 ): Promise<TestApp> {
-  const databaseUrl = testDatabaseUrl();
+  return startAppOn(testDatabaseUrl(), env, options);
+}
+
+/** Like startTestApp, but on the given database (e.g. one from createDedicatedDatabase). */
+export async function startAppOn(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  options: TestAppOptions = {},
+): Promise<TestApp> {
   const config = loadAppConfig({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'campaign-service-e2e-')),
     ADMIN_PASSWORD,

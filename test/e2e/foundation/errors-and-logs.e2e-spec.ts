@@ -6,8 +6,13 @@ import { DataSource } from 'typeorm';
 import { HealthRegistry } from '../../../src/common/health/health-registry';
 import { closeDb } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
-import { startTestApp, TestApp, TestCompany, uniqueEmail } from '../../support/test-app';
-import { startAppOn } from './helpers/app-on-database';
+import {
+  startAppOn,
+  startTestApp,
+  TestApp,
+  TestCompany,
+  uniqueEmail,
+} from '../../support/test-app';
 import { createDedicatedDatabase, execute } from './helpers/databases';
 import { lines, spawnService, waitUntilHealthy } from './helpers/service-process';
 
