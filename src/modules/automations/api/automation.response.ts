@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { formatLocalDateTime } from '../../../common/time/local-date-time';
 import type { Automation } from '../domain/automation.entity';
+import { DEDUP_STRATEGIES, RUN_STATUSES, RunStatus } from '../domain/automation-rules';
+import { SCHEDULE_TYPES } from '../domain/automation-schedule';
 import type { AutomationRunRow } from '../infrastructure/automations.repository';
 import { FilterDto, MessageConfigDto, ScheduleDto } from './automation.dto';
 
@@ -10,14 +12,14 @@ export class AutomationResponse {
   @ApiProperty() name!: string;
   @ApiProperty() description!: string;
   @ApiProperty() isActive!: boolean;
-  @ApiProperty({ enum: ['DAILY', 'WEEKLY', 'MONTHLY', 'CRON'] }) scheduleType!: string;
+  @ApiProperty({ enum: SCHEDULE_TYPES }) scheduleType!: string;
   @ApiProperty({ type: ScheduleDto }) schedule!: Record<string, unknown>;
   @ApiProperty() databaseConfigId!: number;
   @ApiProperty() gatewayConfigId!: number;
   @ApiProperty() intervalMinSeconds!: number;
   @ApiProperty() intervalMaxSeconds!: number;
   @ApiProperty({ nullable: true, type: String }) notificationPhone!: string | null;
-  @ApiProperty({ enum: ['NEVER', 'ONCE', 'COOLDOWN_DAYS'] }) dedupStrategy!: string;
+  @ApiProperty({ enum: DEDUP_STRATEGIES }) dedupStrategy!: string;
   @ApiProperty({ nullable: true, type: Number }) dedupCooldownDays!: number | null;
   @ApiProperty({ nullable: true, type: Number }) sendLimitPerRun!: number | null;
   @ApiProperty({ nullable: true, type: String }) lastRunAt!: string | null;
@@ -58,7 +60,7 @@ export function toAutomationResponse(automation: Automation, timezone: string): 
 export class AutomationRunResponse {
   @ApiProperty() id!: number;
   @ApiProperty() automationId!: number;
-  @ApiProperty({ enum: ['RUNNING', 'COMPLETED', 'FAILED', 'SKIPPED'] }) status!: string;
+  @ApiProperty({ enum: RUN_STATUSES }) status!: RunStatus;
   @ApiProperty({ enum: ['SCHEDULE', 'MANUAL'] }) trigger!: string;
   @ApiPropertyOptional({ nullable: true, type: String }) scheduledFor!: string | null;
   @ApiProperty() startedAt!: string;

@@ -6,15 +6,17 @@ import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
-import { queryRows } from '../../../database/query-rows';
 import { Automation } from '../domain/automation.entity';
 import { nextRunAfter } from '../domain/automation-schedule';
 import { MISSED_RUN_GRACE_MS } from '../domain/automation-rules';
+import {
+  AUTOMATIONS_CHANNEL,
+  AutomationsRepository,
+} from '../infrastructure/automations.repository';
 import { AutomationRunInProgressError, AutomationRunner } from './automation-runner';
 
 const CLAIM_BATCH = 50;
 const LEASE_SECONDS = 120;
-export const AUTOMATIONS_CHANNEL = 'automations';
 
 /**
  * Claims due automations (SKIP LOCKED and a lease, so one instance takes each occurrence),
@@ -33,6 +35,7 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnApplicatio
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly automations: AutomationsRepository,
     private readonly runner: AutomationRunner,
     private readonly notifications: PgNotifications,
     private readonly config: AppConfig,
@@ -48,27 +51,11 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async step(): Promise<number | null> {
-    const due = await this.claimDue();
+    const due = await this.automations.claimDue(CLAIM_BATCH, LEASE_SECONDS);
     for (const automation of due) {
       await this.fire(automation);
     }
-    return due.length > 0 ? 0 : this.msUntilNextDue();
-  }
-
-  private async claimDue(): Promise<Automation[]> {
-    const ids = await queryRows<{ id: number }>(
-      this.dataSource,
-      `UPDATE automations SET locked_until = now() + make_interval(secs => $2)
-        WHERE id IN (SELECT id FROM automations
-                      WHERE is_active AND next_run_at <= now() AND (locked_until IS NULL OR locked_until < now())
-                      ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-        RETURNING id`,
-      [CLAIM_BATCH, LEASE_SECONDS],
-    );
-    if (ids.length === 0) {
-      return [];
-    }
-    return this.dataSource.getRepository(Automation).findByIds(ids.map((r) => r.id));
+    return due.length > 0 ? 0 : this.automations.msUntilNextDue();
   }
 
   private async fire(automation: Automation): Promise<void> {
@@ -76,10 +63,7 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnApplicatio
     const scheduledFor = automation.nextRunAt as Date;
     const next = nextRunAfter(automation.scheduleType, automation.schedule, now);
     // The occurrence is consumed first: a crash after this point skips it rather than repeating it.
-    await this.dataSource.query(
-      `UPDATE automations SET next_run_at = $2, locked_until = NULL WHERE id = $1`,
-      [automation.id, next],
-    );
+    await this.automations.consumeOccurrence(automation.id, next);
     if (now.getTime() - scheduledFor.getTime() > MISSED_RUN_GRACE_MS) {
       await this.dataSource.transaction((manager) =>
         this.runner.recordMissed(manager, automation, scheduledFor),
@@ -105,12 +89,5 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnApplicatio
       this.logger.error({ automationId: automation.id, err: error }, 'Automation run not started');
       await this.runner.recordFailure(automation, scheduledFor, reason);
     }
-  }
-
-  private async msUntilNextDue(): Promise<number | null> {
-    const rows: Array<{ ms: number | null }> = await this.dataSource.query(
-      `SELECT extract(epoch FROM min(next_run_at) - now()) * 1000 AS ms FROM automations WHERE is_active`,
-    );
-    return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
   }
 }

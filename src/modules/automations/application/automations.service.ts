@@ -73,25 +73,14 @@ export class AutomationsService {
       this.clock.now(),
     );
     const saved = await this.automations.save(automation);
-    await this.dataSource.query(`SELECT pg_notify('automations', '')`);
+    await this.automations.announceChanged();
     return saved;
   }
 
   /** Runs and sent-log go with it; a run in progress stops sending (its campaign is cancelled). */
   async delete(session: CompanySession, id: number): Promise<void> {
     await this.automations.findOwnedOrFail(session.companyId, id);
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE campaigns SET status = 'CANCELLED', completed_at = now(), next_send_at = NULL, updated_at = now()
-          WHERE automation_run_id IN (SELECT id FROM automation_runs WHERE automation_id = $1)
-            AND status IN ('ACTIVE', 'PAUSED')`,
-        [id],
-      );
-      await manager.query(`DELETE FROM automations WHERE id = $1 AND company_id = $2`, [
-        id,
-        session.companyId,
-      ]);
-    });
+    await this.automations.deleteCancellingRuns(session.companyId, id, this.clock.now());
   }
 
   async runs(session: CompanySession, id: number): Promise<AutomationRunRow[]> {

@@ -1,15 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
+import { queryRows } from '../../../database/query-rows';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
+import { Campaign } from '../../campaigns/domain/campaign.entity';
 import { Automation } from '../domain/automation.entity';
+import type { RunStatus } from '../domain/automation-rules';
+
+/** The NOTIFY channel the scheduler listens on: an automation's schedule changed. */
+export const AUTOMATIONS_CHANNEL = 'automations';
 
 export const AUTOMATION_KIND = { code: 'AUTOMATION', notFoundMessage: 'Automação não encontrada' };
 
 export interface AutomationRunRow {
   id: string;
   automationId: number;
-  status: string;
+  status: RunStatus;
   trigger: string;
   scheduledFor: Date | null;
   startedAt: Date;
@@ -60,8 +66,79 @@ export class AutomationsRepository extends TenantRepository<Automation> {
     return this.repository.save(automation);
   }
 
-  async delete(companyId: number, id: number): Promise<void> {
-    await this.repository.delete({ companyId, id });
+  /**
+   * Claims up to `limit` due automations of every company for `leaseSeconds` (SKIP LOCKED and a
+   * lease, so one instance takes each occurrence).
+   */
+  async claimDue(limit: number, leaseSeconds: number): Promise<Automation[]> {
+    const ids = await queryRows<{ id: number }>(
+      this.repository.manager,
+      `UPDATE automations SET locked_until = now() + make_interval(secs => $2)
+        WHERE id IN (SELECT id FROM automations
+                      WHERE is_active AND next_run_at <= now() AND (locked_until IS NULL OR locked_until < now())
+                      ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id`,
+      [limit, leaseSeconds],
+    );
+    if (ids.length === 0) {
+      return [];
+    }
+    return this.repository.findBy({ id: In(ids.map((r) => r.id)) });
+  }
+
+  /** Moves a claimed automation on to its next occurrence and releases its lease. */
+  async consumeOccurrence(id: number, nextRunAt: Date | null): Promise<void> {
+    await this.repository.query(
+      `UPDATE automations SET next_run_at = $2, locked_until = NULL WHERE id = $1`,
+      [id, nextRunAt],
+    );
+  }
+
+  /** Milliseconds until the earliest active automation is due (negative when overdue); null when none. */
+  async msUntilNextDue(): Promise<number | null> {
+    const rows: Array<{ ms: number | null }> = await this.repository.query(
+      `SELECT extract(epoch FROM min(next_run_at) - now()) * 1000 AS ms FROM automations WHERE is_active`,
+    );
+    return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
+  }
+
+  /** Whether an active automation of the company sends through this gateway configuration. */
+  async anyActiveUsingGateway(companyId: number, gatewayConfigId: number): Promise<boolean> {
+    const rows: unknown[] = await this.repository.query(
+      `SELECT 1 FROM automations WHERE company_id = $1 AND gateway_config_id = $2 AND is_active LIMIT 1`,
+      [companyId, gatewayConfigId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Wakes the scheduler, so that a changed schedule counts at once rather than at its next poll. */
+  async announceChanged(): Promise<void> {
+    await this.repository.query(`SELECT pg_notify($1, '')`, [AUTOMATIONS_CHANNEL]);
+  }
+
+  /**
+   * Deletes the automation; its runs and sent-log go with it (ON DELETE CASCADE). A campaign
+   * still sending for one of its runs (one at most: one run in progress per automation) is
+   * cancelled first, through Campaign.cancel.
+   */
+  async deleteCancellingRuns(companyId: number, id: number, now: Date): Promise<void> {
+    await this.repository.manager.transaction(async (manager) => {
+      const sending = await manager
+        .getRepository(Campaign)
+        .createQueryBuilder('campaign')
+        .setLock('pessimistic_write')
+        .where(
+          'campaign.automation_run_id IN (SELECT id FROM automation_runs WHERE automation_id = :id)',
+          { id },
+        )
+        .andWhere(`campaign.status IN ('ACTIVE', 'PAUSED')`)
+        .getMany();
+      for (const campaign of sending) {
+        campaign.cancel(now);
+        await manager.save(campaign);
+      }
+      await manager.getRepository(Automation).delete({ companyId, id });
+    });
   }
 
   runs(automationId: number, limit: number): Promise<AutomationRunRow[]> {
