@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { ExpiringMap } from '../../../common/caching/expiring-map';
 import { SecretBox } from '../../../common/crypto/secret-box';
 
 const MAX_CACHED = 1000;
+/** Opened secrets do not stay in memory for good once their webhook goes quiet. */
+const CACHE_TTL_MS = 60 * 60 * 1000;
 
 /**
  * Webhook secrets at rest: sealed with the SecretBox, bound to their company (a sealed value
@@ -10,7 +13,7 @@ const MAX_CACHED = 1000;
  */
 @Injectable()
 export class WebhookSecrets {
-  private readonly opened = new Map<string, string>();
+  private readonly opened = new ExpiringMap<string, string>(CACHE_TTL_MS, MAX_CACHED);
 
   constructor(private readonly box: SecretBox) {}
 
@@ -22,13 +25,10 @@ export class WebhookSecrets {
   open(companyId: number, sealed: string): string {
     const key = `${companyId}:${sealed}`;
     const cached = this.opened.get(key);
-    if (cached !== undefined) {
-      return cached;
+    if (cached) {
+      return cached.value;
     }
     const secret = this.box.decrypt(sealed, context(companyId));
-    if (this.opened.size >= MAX_CACHED) {
-      this.opened.clear();
-    }
     this.opened.set(key, secret);
     return secret;
   }

@@ -3,13 +3,13 @@ import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { Clock } from '../../../common/time/clock';
-import type { DeliveryStatus } from '../domain/webhook-delivery';
 import { normalizeEvents, WebhookEvent } from '../domain/webhook-events';
 import { Webhook } from '../domain/webhook.entity';
 import { WebhookDeliveryNotFoundError, WebhookNotConfiguredError } from '../domain/webhook.errors';
 import { generateWebhookSecret } from '../domain/webhook-signature';
 import {
   AttemptRow,
+  DeliveryFilter,
   DeliveryRow,
   WebhookDeliveriesRepository,
 } from '../infrastructure/webhook-deliveries.repository';
@@ -27,13 +27,6 @@ export interface WebhookWithSecret {
   webhook: Webhook;
   secret?: string;
   created: boolean;
-}
-
-export interface DeliveryQuery {
-  page: number;
-  size: number;
-  status?: DeliveryStatus;
-  campaignId?: number;
 }
 
 const URL_REFUSALS: Partial<Record<OutboundError['kind'], string>> = {
@@ -109,7 +102,7 @@ export class WebhooksService {
 
   async deliveryLog(
     companyId: number,
-    query: DeliveryQuery,
+    query: DeliveryFilter,
   ): Promise<{ items: DeliveryRow[]; total: number }> {
     await this.get(companyId);
     return this.deliveries.list(companyId, query);
