@@ -30,3 +30,25 @@ export function otherDay(yearsAgo = 30): string {
   const month = Number(today.slice(5, 7));
   return `${today.slice(0, 5)}${String((month % 12) + 1).padStart(2, '0')}-15`;
 }
+
+/**
+ * The automation's runs once the newest has COMPLETED, or as they stand when `timeoutMs` runs
+ * out (the caller's assertions then say what was missing).
+ */
+export async function runsOnceCompleted(
+  company: TestCompany,
+  automationId: number,
+  timeoutMs: number,
+  pollMs: number,
+): Promise<Array<Record<string, any>>> {
+  const deadline = Date.now() + timeoutMs;
+  let runs: Array<Record<string, any>> = [];
+  while (Date.now() < deadline) {
+    runs = (await company.get(`/api/automations/${automationId}/runs`)).body;
+    if (runs.length > 0 && runs[0].status === 'COMPLETED') {
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+  return runs;
+}

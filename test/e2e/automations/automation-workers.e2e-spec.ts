@@ -1,4 +1,4 @@
-import { importDatabase, todayInSaoPaulo } from '../../support/automations';
+import { importDatabase, runsOnceCompleted, todayInSaoPaulo } from '../../support/automations';
 import { connectedInstance } from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
@@ -60,15 +60,7 @@ describe('automations with two worker processes', () => {
     workers.push(...(await Promise.all([startWorkerProcess(), startWorkerProcess()])));
     await db().query(`UPDATE automations SET next_run_at = now() WHERE id = $1`, [automation.id]);
     await fake.waitForSent(fake.sent.length + 20, 60_000);
-    const deadline = Date.now() + 30_000;
-    let runs: Array<Record<string, any>> = [];
-    while (Date.now() < deadline) {
-      runs = (await company.get(`/api/automations/${automation.id}/runs`)).body;
-      if (runs.length > 0 && runs[0].status === 'COMPLETED') {
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const runs = await runsOnceCompleted(company, automation.id, 30_000, 200);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ status: 'COMPLETED', trigger: 'SCHEDULE', sent: 20 });
     const numbers = fake.sent.filter((s) => s.instance === gw.instance).map((s) => s.number);

@@ -1,5 +1,10 @@
 import { connectedInstance } from '../../support/campaigns';
-import { importDatabase, otherDay, todayInSaoPaulo } from '../../support/automations';
+import {
+  importDatabase,
+  otherDay,
+  runsOnceCompleted,
+  todayInSaoPaulo,
+} from '../../support/automations';
 import { closeDb, countRows, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
@@ -300,15 +305,7 @@ describe('automations', () => {
       `UPDATE automations SET next_run_at = now() - interval '1 minute' WHERE id = $1`,
       [automation.id],
     );
-    const deadline = Date.now() + 15_000;
-    let runs: Array<Record<string, any>> = [];
-    while (Date.now() < deadline) {
-      runs = (await company.get(`/api/automations/${automation.id}/runs`)).body;
-      if (runs.length > 0 && runs[0].status === 'COMPLETED') {
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let runs = await runsOnceCompleted(company, automation.id, 15_000, 100);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ trigger: 'SCHEDULE', status: 'COMPLETED', sent: 2 });
     const after = (await company.get(`/api/automations/${automation.id}`)).body;
@@ -340,6 +337,31 @@ describe('automations', () => {
     expectErrorBody(await company.get(`/api/automations/${automation.id}`), 404);
     expect(await countRows('automation_runs', 'automation_id = $1', [automation.id])).toBe(0);
     expect(await countRows('automation_sent_log', 'automation_id = $1', [automation.id])).toBe(0);
+  });
+
+  it('deleting an automation cancels the campaign of its run in progress', async () => {
+    const { company, databaseId, gatewayConfigId } = await setUp();
+    const automation = (
+      await company
+        .post(
+          '/api/automations',
+          birthdayBody(databaseId, gatewayConfigId, {
+            intervalMinSeconds: 3600,
+            intervalMaxSeconds: 3600,
+          }),
+        )
+        .expect(201)
+    ).body;
+    const run = (await company.post(`/api/automations/${automation.id}/run-now`).expect(202)).body;
+    expect(run.status).toBe('RUNNING');
+    await company.delete(`/api/automations/${automation.id}`).expect(204);
+    const { rows } = await db().query(
+      `SELECT status, completed_at, next_send_at FROM campaigns WHERE automation_run_id = $1`,
+      [run.id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'CANCELLED', next_send_at: null });
+    expect(rows[0].completed_at).not.toBeNull();
   });
 
   it('lists newest first, then by name', async () => {

@@ -1,11 +1,7 @@
-import { Logger } from '@nestjs/common';
-import { Pool } from 'pg';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { TestApp, TestCompany } from '../../support/test-app';
-import { WebhookReceiver } from '../../support/webhook-receiver';
-import { startAppOn } from '../foundation/helpers/app-on-database';
-import { createDedicatedDatabase } from '../foundation/helpers/databases';
+import { TestCompany } from '../../support/test-app';
+import { useDedicatedWebhookApp, WebhookReceiver } from '../../support/webhook-receiver';
 
 const ENCRYPTION_KEY = 'campaign-notices-e2e-encryption-key';
 
@@ -15,30 +11,14 @@ const ENCRYPTION_KEY = 'campaign-notices-e2e-encryption-key';
  * observes it. On a database of its own (its engine must not take other files' campaigns).
  */
 describe('campaign incidents: notices and webhook events', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let t: TestApp;
-  let pool: Pool;
   const fake = new FakeEvolutionApi();
   const receiver = new WebhookReceiver();
-
-  beforeAll(async () => {
-    Logger.overrideLogger(false);
-    database = await createDedicatedDatabase('campaign_notices');
-    await Promise.all([fake.start(), receiver.start()]);
-    t = await startAppOn(database.url, { ENCRYPTION_KEY });
-    pool = new Pool({ connectionString: database.url, max: 2 });
-  });
-  afterAll(async () => {
-    await t.close();
-    await pool.end();
-    await Promise.all([fake.stop(), receiver.stop()]);
-    await database.drop();
-  });
+  const app = useDedicatedWebhookApp('campaign_notices', { ENCRYPTION_KEY }, fake, receiver);
 
   async function notices(
     companyId: number,
   ): Promise<Array<{ reason: string; dedup_key: string; phone_number: string; status: string }>> {
-    const { rows } = await pool.query(
+    const { rows } = await app.pool.query(
       `SELECT reason, dedup_key, phone_number, status FROM notices WHERE company_id = $1 ORDER BY id`,
       [companyId],
     );
@@ -81,7 +61,7 @@ describe('campaign incidents: notices and webhook events', () => {
   }
 
   it('a campaign that fails gives one campaign.failed event and one notice, sent once', async () => {
-    const company = await TestCompany.register(t.http);
+    const company = await TestCompany.register(app.t.http);
     const path = `/failed/${company.id}`;
     await subscribe(company, path);
     const gw = connectedInstance(fake);
@@ -152,7 +132,7 @@ describe('campaign incidents: notices and webhook events', () => {
   });
 
   it('an instance that disconnects gives one notice per incident, however often the engine sees it', async () => {
-    const company = await TestCompany.register(t.http);
+    const company = await TestCompany.register(app.t.http);
     const path = `/disconnect/${company.id}`;
     await subscribe(company, path);
     const gw = connectedInstance(fake);
@@ -192,7 +172,7 @@ describe('campaign incidents: notices and webhook events', () => {
     expect(new Set(secondIncident.map((n) => n.dedup_key)).size).toBe(2);
 
     // Disconnected for more than 10 minutes: the campaign fails, with one notice and one event.
-    await pool.query(
+    await app.pool.query(
       `UPDATE campaigns SET disconnected_since = now() - interval '11 minutes', next_send_at = now() WHERE id = $1`,
       [c.id],
     );
@@ -224,14 +204,17 @@ describe('campaign incidents: notices and webhook events', () => {
   ): Promise<void> {
     await until(
       async () =>
-        (await pool.query(`SELECT disconnected_since FROM campaigns WHERE id = $1`, [campaignId]))
-          .rows[0].disconnected_since as Date | null,
+        (
+          await app.pool.query(`SELECT disconnected_since FROM campaigns WHERE id = $1`, [
+            campaignId,
+          ])
+        ).rows[0].disconnected_since as Date | null,
       (since) => since !== null,
       'the disconnection to be recorded',
     );
     for (let i = 1; i < times; i += 1) {
       const attempts = contactSendAttempts(instance, noticePhone);
-      await pool.query(`UPDATE campaigns SET next_send_at = now() WHERE id = $1`, [campaignId]);
+      await app.pool.query(`UPDATE campaigns SET next_send_at = now() WHERE id = $1`, [campaignId]);
       await until(
         () => Promise.resolve(contactSendAttempts(instance, noticePhone)),
         (n) => n > attempts,

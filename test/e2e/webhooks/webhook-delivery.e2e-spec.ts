@@ -1,12 +1,12 @@
-import { Logger } from '@nestjs/common';
 import { createServer } from 'node:net';
-import { Pool } from 'pg';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { TestApp, TestCompany } from '../../support/test-app';
-import { ReceivedWebhook, WebhookReceiver } from '../../support/webhook-receiver';
-import { startAppOn } from '../foundation/helpers/app-on-database';
-import { createDedicatedDatabase } from '../foundation/helpers/databases';
+import { TestCompany } from '../../support/test-app';
+import {
+  ReceivedWebhook,
+  useDedicatedWebhookApp,
+  WebhookReceiver,
+} from '../../support/webhook-receiver';
 
 const ENCRYPTION_KEY = 'webhook-delivery-e2e-encryption-key';
 /** Four attempts: the first, then retries 300, 600 and 900 ms after each failure. */
@@ -32,29 +32,18 @@ interface Delivery {
  * On a database of its own, so no other file's worker delivers (or steals) these events.
  */
 describe('webhook delivery', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let t: TestApp;
-  let pool: Pool;
   const fake = new FakeEvolutionApi();
   const receiver = new WebhookReceiver();
-
-  beforeAll(async () => {
-    Logger.overrideLogger(false);
-    database = await createDedicatedDatabase('webhooks_delivery');
-    await Promise.all([fake.start(), receiver.start()]);
-    t = await startAppOn(database.url, {
+  const app = useDedicatedWebhookApp(
+    'webhooks_delivery',
+    {
       ENCRYPTION_KEY,
       WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS,
       WEBHOOK_TIMEOUT_MS: '2000',
-    });
-    pool = new Pool({ connectionString: database.url, max: 2 });
-  });
-  afterAll(async () => {
-    await t.close();
-    await pool.end();
-    await Promise.all([fake.stop(), receiver.stop()]);
-    await database.drop();
-  });
+    },
+    fake,
+    receiver,
+  );
 
   async function webhookFor(
     company: TestCompany,
@@ -82,7 +71,7 @@ describe('webhook delivery', () => {
   async function outboxOf(
     campaignId: number,
   ): Promise<Array<{ id: string; event_type: string; payload: any }>> {
-    const { rows } = await pool.query(
+    const { rows } = await app.pool.query(
       `SELECT id::text AS id, event_type, payload FROM outbox_events WHERE campaign_id = $1 ORDER BY outbox_events.id`,
       [campaignId],
     );
@@ -135,7 +124,7 @@ describe('webhook delivery', () => {
   }
 
   it('delivers the events of a real campaign, signed, in order, with the payloads of SPEC-EXTENSIONS 9', async () => {
-    const company = await TestCompany.register(t.http);
+    const company = await TestCompany.register(app.t.http);
     const hook = await webhookFor(company);
     const campaignId = await runCampaign(company, { contacts: phones(4, 100) });
     await receiver.waitFor(() => receiver.unique(hook.path).length >= 12, 20_000, '12 events');
@@ -230,7 +219,7 @@ describe('webhook delivery', () => {
   });
 
   it('sends only the subscribed events, and none while the webhook is switched off', async () => {
-    const company = await TestCompany.register(t.http);
+    const company = await TestCompany.register(app.t.http);
     const hook = await webhookFor(company, { events: ['campaign.completed'] });
     const first = await runCampaign(company, { contacts: phones(2, 200) });
     await receiver.waitFor(() => receiver.unique(hook.path).length >= 1, 20_000, 'completed');
@@ -253,7 +242,7 @@ describe('webhook delivery', () => {
   });
 
   it('retries a failed attempt, logging each one, and holds the campaign’s later events until it succeeds', async () => {
-    const company = await TestCompany.register(t.http);
+    const company = await TestCompany.register(app.t.http);
     const hook = await webhookFor(company);
     receiver.failNext(2, 500);
     const campaignId = await runCampaign(company, { contacts: phones(2, 300) });
@@ -293,7 +282,7 @@ describe('webhook delivery', () => {
   });
 
   it('gives up after the last scheduled attempt (FAILED), then delivers the campaign’s next event', async () => {
-    const company = await TestCompany.register(t.http);
+    const company = await TestCompany.register(app.t.http);
     const hook = await webhookFor(company, { events: ['campaign.started', 'campaign.completed'] });
     receiver.failNext(4, 503);
     const campaignId = await runCampaign(company, { contacts: phones(1, 400) });
@@ -323,7 +312,7 @@ describe('webhook delivery', () => {
   });
 
   it('logs a receiver that does not answer as an error without status code, then FAILED', async () => {
-    const company = await TestCompany.register(t.http);
+    const company = await TestCompany.register(app.t.http);
     const closedPort = await unusedPort();
     await company
       .put(`/api/companies/${company.id}/webhook`, {
@@ -346,7 +335,7 @@ describe('webhook delivery', () => {
   });
 
   it('signs with the new and the previous secret after a rotation', async () => {
-    const company = await TestCompany.register(t.http);
+    const company = await TestCompany.register(app.t.http);
     const hook = await webhookFor(company, { events: ['campaign.completed'] });
     const rotated = await company
       .post(`/api/companies/${company.id}/webhook/rotate-secret`)
