@@ -1,20 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { IsOmittable } from '../../../common/http/validation';
 import { MAX_PUSH_ROWS } from '../domain/push-import-plan';
+import {
+  OptionalDatabaseDescription,
+  OptionalDatabaseId,
+  OptionalDatabaseName,
+} from './database-fields.dto';
 
 const ROWS_LIMIT = {
   message: `deve ter no máximo ${MAX_PUSH_ROWS} linhas por requisição; envie em lotes com databaseId`,
@@ -22,21 +14,13 @@ const ROWS_LIMIT = {
 
 /** Fields shared by both push imports. Items are checked row by row by the import (invalidRows), not here. */
 export class ImportOptionsDto {
-  @ApiPropertyOptional({
+  @OptionalDatabaseName({
     example: 'Clientes do CRM',
-    maxLength: 100,
     description: 'Padrão: "Importação <data e hora>"',
   })
-  @IsOptional()
-  @IsString({ message: 'deve ser um texto' })
-  @Matches(/\S/, { message: 'não pode ser vazio' })
-  @MaxLength(100, { message: 'deve ter no máximo 100 caracteres' })
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptional()
-  @IsString({ message: 'deve ser um texto' })
-  @MaxLength(500, { message: 'deve ter no máximo 500 caracteres' })
+  @OptionalDatabaseDescription()
   description?: string;
 
   @ApiPropertyOptional({
@@ -48,14 +32,7 @@ export class ImportOptionsDto {
   @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
   dedupe?: boolean;
 
-  @ApiPropertyOptional({
-    example: 42,
-    description: 'Acrescenta as linhas a esta base da empresa em vez de criar outra',
-  })
-  @IsOptional()
-  @IsInt({ message: 'deve ser um número inteiro' })
-  @Min(1, { message: 'deve ser um id válido' })
-  @Max(2_147_483_647, { message: 'deve ser um id válido' })
+  @OptionalDatabaseId('Acrescenta as linhas a esta base da empresa em vez de criar outra')
   databaseId?: number;
 }
 

@@ -1,28 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  MaxLength,
-} from 'class-validator';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
 import { IsOmittable } from '../../../common/http/validation';
+import {
+  OptionalDatabaseDescription,
+  OptionalDatabaseId,
+  OptionalDatabaseName,
+} from './database-fields.dto';
 
 const BOOLEAN = { message: 'deve ser verdadeiro ou falso' };
 const ID = { message: 'deve ser um id válido' };
 
 export class GatewaySyncDto {
-  @ApiPropertyOptional({
-    example: 42,
-    description: 'Atualiza esta base GATEWAY; sem ele, cria uma',
-  })
-  @IsOptional()
-  @IsInt({ message: 'deve ser um número inteiro' })
-  @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @OptionalDatabaseId('Atualiza esta base GATEWAY; sem ele, cria uma')
   databaseId?: number;
 
   @ApiProperty({ example: 3 })
@@ -31,21 +20,10 @@ export class GatewaySyncDto {
   @Max(2_147_483_647, ID)
   gatewayConfigId!: number;
 
-  @ApiPropertyOptional({
-    example: 'Contatos do WhatsApp',
-    maxLength: 100,
-    description: 'Obrigatório ao criar',
-  })
-  @IsOptional()
-  @IsString({ message: 'deve ser um texto' })
-  @Matches(/\S/, { message: 'não pode ser vazio' })
-  @MaxLength(100, { message: 'deve ter no máximo 100 caracteres' })
+  @OptionalDatabaseName({ example: 'Contatos do WhatsApp', description: 'Obrigatório ao criar' })
   name?: string;
 
-  @ApiPropertyOptional({ maxLength: 500 })
-  @IsOptional()
-  @IsString({ message: 'deve ser um texto' })
-  @MaxLength(500, { message: 'deve ter no máximo 500 caracteres' })
+  @OptionalDatabaseDescription()
   description?: string;
 
   @ApiPropertyOptional({
