@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { plainToInstance, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -10,11 +10,10 @@ import {
   IsString,
   Matches,
   MaxLength,
-  validateSync,
   ValidateNested,
 } from 'class-validator';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
-import { flattenValidationErrors, IsOmittable } from '../../../common/http/validation';
+import { createValidationPipe, IsOmittable } from '../../../common/http/validation';
 import type { FileDatabaseConfig } from '../application/file-imports.service';
 import { DATA_TYPES, DataType, MAX_COLUMNS } from '../domain/column';
 import { MAX_HEADER_LENGTH } from '../domain/file-headers';
@@ -77,11 +76,15 @@ export class FileDatabaseConfigDto {
   columnMappings!: ColumnMappingDto[];
 }
 
+const bodyValidation = createValidationPipe();
+
 /**
- * The `config` part, validated like a JSON body (unknown fields refused at any depth), since
- * the global validation pipe never sees multipart parts.
+ * The `config` part, validated by the global pipe's rules like a JSON body (unknown fields
+ * refused at any depth), since that pipe never sees multipart parts.
  */
-export function parseFileDatabaseConfig(raw: string | undefined): FileDatabaseConfig {
+export async function parseFileDatabaseConfig(
+  raw: string | undefined,
+): Promise<FileDatabaseConfig> {
   if (raw === undefined) {
     throw new ValidationFailedError([['config', 'é obrigatório (parte JSON do formulário)']]);
   }
@@ -94,16 +97,10 @@ export function parseFileDatabaseConfig(raw: string | undefined): FileDatabaseCo
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new ValidationFailedError([['config', 'deve ser um objeto JSON']]);
   }
-  const dto = plainToInstance(FileDatabaseConfigDto, json);
-  const errors = validateSync(dto, {
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    validationError: { target: false, value: false },
-  });
-  if (errors.length > 0) {
-    throw new ValidationFailedError(flattenValidationErrors(errors));
-  }
+  const dto = (await bodyValidation.transform(json, {
+    type: 'body',
+    metatype: FileDatabaseConfigDto,
+  })) as FileDatabaseConfigDto;
   return {
     name: dto.name.trim(),
     description: dto.description?.trim() || null,

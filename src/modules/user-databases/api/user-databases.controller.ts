@@ -137,11 +137,11 @@ export class UserDatabasesController {
     @Req() request: Request,
   ): Promise<FileDatabaseResponse> {
     return toFileDatabaseResponse(
-      await this.forms.withForm(request, ['file', 'config'], (form) =>
+      await this.forms.withForm(request, ['file', 'config'], async (form) =>
         this.files.createFromFile(
           company.companyId,
           form.file,
-          parseFileDatabaseConfig(form.fields.get('config')),
+          await parseFileDatabaseConfig(form.fields.get('config')),
         ),
       ),
     );
