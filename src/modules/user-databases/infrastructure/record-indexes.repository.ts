@@ -94,13 +94,16 @@ export class RecordIndexesRepository {
 
   /** Idempotent; returns whether a new request was queued. */
   async requestSearchIndex(manager: EntityManager, databaseId: number): Promise<boolean> {
-    return this.request(manager, {
-      name: searchIndexName(databaseId),
-      databaseId,
-      kind: 'SEARCH',
-      sortKey: null,
-      numericSort: false,
-    });
+    const queued = await this.request(manager, [
+      {
+        name: searchIndexName(databaseId),
+        databaseId,
+        kind: 'SEARCH',
+        sortKey: null,
+        numericSort: false,
+      },
+    ]);
+    return queued > 0;
   }
 
   /**
@@ -113,21 +116,19 @@ export class RecordIndexesRepository {
       `SELECT columns FROM user_databases WHERE id = $1`,
       [databaseId],
     );
-    let queued = 0;
-    for (const column of rows[0]?.columns ?? []) {
-      if (column.dataType !== 'DATE' || !COLUMN_NAME_PATTERN.test(column.columnName)) {
-        continue;
-      }
-      const created = await this.request(manager, {
+    const dateColumns = (rows[0]?.columns ?? []).filter(
+      (column) => column.dataType === 'DATE' && COLUMN_NAME_PATTERN.test(column.columnName),
+    );
+    return this.request(
+      manager,
+      dateColumns.map((column) => ({
         name: monthDayIndexName(databaseId, column.position),
         databaseId,
         kind: 'MONTH_DAY',
         sortKey: column.columnName,
         numericSort: false,
-      });
-      queued += created ? 1 : 0;
-    }
-    return queued;
+      })),
+    );
   }
 
   async requestSortIndex(
@@ -142,13 +143,16 @@ export class RecordIndexesRepository {
       sort.kind === 'column'
         ? sortIndexName(databaseId, position as number)
         : sortIndexName(databaseId, sort.kind === 'created_at' ? 'created' : 'updated');
-    return this.request(this.dataSource.manager, {
-      name,
-      databaseId,
-      kind: 'SORT',
-      sortKey: sort.kind === 'column' ? sort.columnName : sort.kind,
-      numericSort: sort.kind === 'column' && sort.numeric,
-    });
+    const queued = await this.request(this.dataSource.manager, [
+      {
+        name,
+        databaseId,
+        kind: 'SORT',
+        sortKey: sort.kind === 'column' ? sort.columnName : sort.kind,
+        numericSort: sort.kind === 'column' && sort.numeric,
+      },
+    ]);
+    return queued > 0;
   }
 
   /** The database is gone: its indexes are dropped by the worker (DROP INDEX CONCURRENTLY). */
@@ -299,16 +303,6 @@ export class RecordIndexesRepository {
     );
   }
 
-  /** Whether an index exists and is usable (tests and benchmarks wait for it). */
-  async isReady(name: string): Promise<boolean> {
-    const rows = await queryRows<{ valid: boolean }>(
-      this.dataSource,
-      `SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)`,
-      [name],
-    );
-    return rows[0]?.valid === true;
-  }
-
   async msUntilNextDue(): Promise<number | null> {
     const rows = await queryRows<{ ms: number | null }>(
       this.dataSource,
@@ -318,20 +312,33 @@ export class RecordIndexesRepository {
     return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
   }
 
+  /** Queues the requests not queued yet, in one statement; returns how many were new. */
   private async request(
     manager: EntityManager,
-    request: Omit<IndexRequest, 'state' | 'attempts'>,
-  ): Promise<boolean> {
+    requests: ReadonlyArray<Omit<IndexRequest, 'state' | 'attempts'>>,
+  ): Promise<number> {
+    if (requests.length === 0) {
+      return 0;
+    }
     const rows = await queryRows<{ name: string }>(
       manager,
       `INSERT INTO user_database_indexes (name, database_id, kind, sort_key, numeric_sort, state)
-       VALUES ($1, $2, $3, $4, $5, 'PENDING') ON CONFLICT (name) DO NOTHING RETURNING name`,
-      [request.name, request.databaseId, request.kind, request.sortKey, request.numericSort],
+       SELECT r.name, r.database_id, r.kind, r.sort_key, r.numeric_sort, 'PENDING'
+         FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::boolean[])
+              AS r(name, database_id, kind, sort_key, numeric_sort)
+       ON CONFLICT (name) DO NOTHING RETURNING name`,
+      [
+        requests.map((r) => r.name),
+        requests.map((r) => r.databaseId),
+        requests.map((r) => r.kind),
+        requests.map((r) => r.sortKey),
+        requests.map((r) => r.numericSort),
+      ],
     );
     if (rows.length > 0) {
       // Delivered when the transaction commits, to the worker of any instance.
       await manager.query(`SELECT pg_notify($1, '')`, [INDEX_CHANNEL]);
     }
-    return rows.length > 0;
+    return rows.length;
   }
 }
