@@ -83,14 +83,17 @@ export class GatewaySyncService {
       const writer = new RecordBatchWriter(manager, { databaseId: database.id, companyId, now });
       await writer.write(plan.records);
       const written = await writer.finish();
-      database.rowCount = database.rowCount - removed + written;
-      database.configId = request.gatewayConfigId;
-      database.includeGroups = request.includeGroups;
-      database.lastSyncedAt = now;
-      database.lastSyncSummary = plan.summary;
-      database.name = request.name ?? database.name;
-      database.description = request.description ?? database.description;
-      database.updatedAt = now;
+      database.recordSync(
+        {
+          configId: request.gatewayConfigId,
+          includeGroups: request.includeGroups,
+          summary: plan.summary,
+          rowCount: database.rowCount - removed + written,
+          name: request.name,
+          description: request.description,
+        },
+        now,
+      );
       const saved = await this.databases.save(database, manager);
       await this.indexing.onLoaded(manager, database.id, saved.rowCount);
       return { database: saved, created, written };

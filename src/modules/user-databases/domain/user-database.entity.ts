@@ -82,6 +82,31 @@ export class UserDatabase {
     }
   }
 
+  /**
+   * A gateway sync replaced the records (rowCount is the count after it) and records how it
+   * read them; name and description change only when the request gave them.
+   */
+  recordSync(
+    sync: {
+      configId: number;
+      includeGroups: boolean;
+      summary: SyncSummary;
+      rowCount: number;
+      name: string | null;
+      description: string | null;
+    },
+    now: Date,
+  ): void {
+    this.rowCount = sync.rowCount;
+    this.configId = sync.configId;
+    this.includeGroups = sync.includeGroups;
+    this.lastSyncedAt = now;
+    this.lastSyncSummary = sync.summary;
+    this.name = sync.name ?? this.name;
+    this.description = sync.description ?? this.description;
+    this.updatedAt = now;
+  }
+
   toggleStatus(now: Date): void {
     this.assertWritable();
     const next = TOGGLED_STATUS[this.status];
