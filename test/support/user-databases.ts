@@ -30,6 +30,18 @@ export function contactsCsv(count: number, delimiter = ','): Buffer {
   return Buffer.from(lines.join('\n') + '\n', 'utf8');
 }
 
+/** A response's columns as [columnName, dataType, isPhoneColumn, isNameColumn], for one toEqual. */
+export function columnShapes(database: {
+  columns: Array<{
+    columnName: string;
+    dataType: string;
+    isPhoneColumn: boolean;
+    isNameColumn: boolean;
+  }>;
+}): Array<[string, string, boolean, boolean]> {
+  return database.columns.map((c) => [c.columnName, c.dataType, c.isPhoneColumn, c.isNameColumn]);
+}
+
 export async function xlsx(rows: unknown[][], sheetName = 'Contatos'): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet(sheetName);

@@ -3,7 +3,7 @@ import { closeDb, countRows, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
 import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
-import { contactsDatabase } from '../../support/user-databases';
+import { columnShapes, contactsDatabase } from '../../support/user-databases';
 
 describe('gateway sync', () => {
   let t: TestApp;
@@ -101,14 +101,7 @@ describe('gateway sync', () => {
       lastSyncSummary: { totalFetched: 5, processed: 2, duplicatesSkipped: 1, filteredByPhone: 2 },
     });
     expect(new Date(response.body.lastSyncedAt).toISOString()).toBe(response.body.lastSyncedAt);
-    expect(
-      response.body.columns.map((c: any) => [
-        c.columnName,
-        c.dataType,
-        c.isPhoneColumn,
-        c.isNameColumn,
-      ]),
-    ).toEqual([
+    expect(columnShapes(response.body)).toEqual([
       ['phone', 'PHONE', true, false],
       ['name', 'TEXT', false, true],
       ['jid', 'TEXT', false, false],

@@ -9,7 +9,7 @@ import {
   testDatabaseUrl,
 } from '../../support/test-app';
 import { startWorkerProcess, SHARED_ENCRYPTION_KEY } from '../../support/worker-process';
-import { contactsDatabase } from '../../support/user-databases';
+import { columnShapes, contactsDatabase } from '../../support/user-databases';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -83,14 +83,7 @@ describe('push imports', () => {
           ],
         },
       });
-      expect(
-        response.body.columns.map((c: any) => [
-          c.columnName,
-          c.dataType,
-          c.isPhoneColumn,
-          c.isNameColumn,
-        ]),
-      ).toEqual([
+      expect(columnShapes(response.body)).toEqual([
         ['phone_number', 'PHONE', true, false],
         ['name', 'TEXT', false, true],
         ['cidade', 'TEXT', false, false],
