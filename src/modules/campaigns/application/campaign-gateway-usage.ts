@@ -1,23 +1,20 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { GatewayConfigUsageRegistry } from '../../gateway/application/gateway-config-usage.registry';
+import { CampaignsRepository } from '../infrastructure/campaigns.repository';
 
 /** A gateway configuration cannot be deleted while a live campaign sends through it. */
 @Injectable()
 export class CampaignGatewayUsage implements OnModuleInit {
   constructor(
     private readonly registry: GatewayConfigUsageRegistry,
-    private readonly dataSource: DataSource,
+    private readonly campaigns: CampaignsRepository,
   ) {}
 
   onModuleInit(): void {
-    this.registry.register(async (companyId, configId) => {
-      const rows: unknown[] = await this.dataSource.query(
-        `SELECT 1 FROM campaigns WHERE company_id = $1 AND gateway_config_id = $2
-            AND status IN ('ACTIVE', 'SCHEDULED', 'PAUSED') LIMIT 1`,
-        [companyId, configId],
-      );
-      return rows.length > 0 ? 'usada por uma campanha ativa, agendada ou pausada' : null;
-    });
+    this.registry.register(async (companyId, configId) =>
+      (await this.campaigns.usesGatewayConfig(companyId, configId))
+        ? 'usada por uma campanha ativa, agendada ou pausada'
+        : null,
+    );
   }
 }

@@ -134,8 +134,7 @@ export class CampaignsService {
     session: CompanySession,
     filter: { status?: CampaignStatus; page: number; size: number },
   ): Promise<{ items: Campaign[]; total: number }> {
-    const { items, total } = await this.campaigns.list(session.companyId, filter);
-    return { items, total };
+    return this.campaigns.list(session.companyId, filter);
   }
 
   async active(session: CompanySession): Promise<Campaign[]> {
@@ -161,7 +160,7 @@ export class CampaignsService {
       }
       throw error;
     }
-    return this.campaigns.contactsPage(id, page, size);
+    return this.campaigns.contactsPage(session.companyId, id, page, size);
   }
 
   pause(session: CompanySession, id: number): Promise<Campaign> {
@@ -186,18 +185,9 @@ export class CampaignsService {
   ): Promise<Campaign> {
     await this.campaigns.findOwnedOrFail(session.companyId, id);
     const campaign = await this.dataSource.transaction(async (manager) => {
-      const locked = await manager.findOneOrFail(Campaign, {
-        where: { id },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const locked = await this.campaigns.lockForUpdate(manager, id);
       change(locked, this.clock.now());
-      await manager.update(Campaign, id, {
-        status: locked.status,
-        pausedAt: locked.pausedAt,
-        completedAt: locked.completedAt,
-        nextSendAt: locked.nextSendAt,
-        updatedAt: locked.updatedAt,
-      });
+      await this.campaigns.saveTransition(manager, locked);
       if (locked.status === 'ACTIVE') {
         await this.campaigns.announce(manager);
       }

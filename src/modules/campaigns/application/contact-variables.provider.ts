@@ -1,10 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '../../../common/errors/domain-error';
-
 /**
  * Where {columnName} variables come from when a campaign names a user database
- * (databaseConfigId). The user-databases module provides the real one; until a company has
- * databases, none can be named.
+ * (databaseConfigId). The user-databases module provides it.
  */
 export abstract class ContactVariablesProvider {
   /** Throws a domain error when the company cannot use that database. */
@@ -15,17 +11,4 @@ export abstract class ContactVariablesProvider {
     databaseId: number,
     phoneNumber: string,
   ): Promise<Record<string, string>>;
-}
-
-@Injectable()
-export class NoContactVariables extends ContactVariablesProvider {
-  assertUsable(): Promise<void> {
-    return Promise.reject(
-      new NotFoundError('USER_DATABASE.NOT_FOUND', 'Base de dados não encontrada'),
-    );
-  }
-
-  valuesFor(): Promise<Record<string, string>> {
-    return Promise.resolve({});
-  }
 }

@@ -157,10 +157,6 @@ export class Campaign {
     };
   }
 
-  get pendingContacts(): number {
-    return Math.max(0, this.totalContacts - this.sentContacts - this.failedContacts);
-  }
-
   private move(action: CampaignAction, now: Date): void {
     const next = nextCampaignStatus(this.status, action);
     if (!next) {

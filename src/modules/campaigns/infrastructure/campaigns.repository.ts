@@ -74,6 +74,32 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     return manager.save(campaign);
   }
 
+  /** The campaign under its row lock (the engine takes the same lock), for a status change. */
+  lockForUpdate(manager: EntityManager, id: number): Promise<Campaign> {
+    return manager.findOneOrFail(Campaign, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Writes the columns that pause, resume and cancel change. */
+  async saveTransition(manager: EntityManager, campaign: Campaign): Promise<void> {
+    await manager.update(Campaign, campaign.id, {
+      status: campaign.status,
+      pausedAt: campaign.pausedAt,
+      completedAt: campaign.completedAt,
+      nextSendAt: campaign.nextSendAt,
+      updatedAt: campaign.updatedAt,
+    });
+  }
+
+  /** Whether an ACTIVE, SCHEDULED or PAUSED campaign of the company sends through the configuration. */
+  async usesGatewayConfig(companyId: number, gatewayConfigId: number): Promise<boolean> {
+    const rows: unknown[] = await this.repository.query(
+      `SELECT 1 FROM campaigns WHERE company_id = $1 AND gateway_config_id = $2
+          AND status IN ('ACTIVE', 'SCHEDULED', 'PAUSED') LIMIT 1`,
+      [companyId, gatewayConfigId],
+    );
+    return rows.length > 0;
+  }
+
   /**
    * Inserts the contacts in one statement, leaving out numbers on the company's active block
    * list (one anti-join) when `applyBlockList`. Returns how many were inserted.
@@ -120,6 +146,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
   }
 
   async contactsPage(
+    companyId: number,
     campaignId: number,
     page: number,
     size: number,
@@ -128,12 +155,13 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
       this.repository.query<CampaignContactRow[]>(
         `SELECT id, phone_number AS "phoneNumber", name, status, sent_at AS "sentAt", failed_at AS "failedAt",
                 failure_reason AS "failureReason", retry_count AS "retryCount"
-           FROM campaign_contacts WHERE campaign_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-        [campaignId, size, page * size],
+           FROM campaign_contacts WHERE campaign_id = $1 AND company_id = $4
+          ORDER BY id LIMIT $2 OFFSET $3`,
+        [campaignId, size, page * size, companyId],
       ),
       this.repository.query<Array<{ total: number }>>(
-        `SELECT total_contacts AS total FROM campaigns WHERE id = $1`,
-        [campaignId],
+        `SELECT total_contacts AS total FROM campaigns WHERE id = $1 AND company_id = $2`,
+        [campaignId, companyId],
       ),
     ]);
     return { items, total: totals[0]?.total ?? 0 };
