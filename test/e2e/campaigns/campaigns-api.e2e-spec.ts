@@ -310,6 +310,7 @@ describe('campaigns API', () => {
         ['no name', { name: undefined }, 'name'],
         ['a one-character name', { name: 'A' }, 'name'],
         ['a 101-character name', { name: 'n'.repeat(101) }, 'name'],
+        ['a name of one character between blanks', { name: '  A  ' }, 'name'],
         ['no message', { message: undefined }, 'message'],
         ['a blank message', { message: '   ' }, 'message'],
         ['a 4097-character message', { message: 'm'.repeat(4097) }, 'message'],
@@ -345,6 +346,12 @@ describe('campaigns API', () => {
         ['no gateway API key', { gatewayApiKey: undefined }, 'gatewayApiKey'],
         ['no gateway instance', { gatewayInstance: undefined }, 'gatewayInstance'],
         ['a gateway URL that is not a URL', { gatewayUrl: 'gateway' }, 'gatewayUrl'],
+        ['a gateway URL with a query', { gatewayUrl: 'https://gw.example.com/?a=1' }, 'gatewayUrl'],
+        [
+          'a gateway URL with credentials',
+          { gatewayUrl: 'https://user:secret@gw.example.com' },
+          'gatewayUrl',
+        ],
         [
           'a poll with one option',
           { pollData: { name: 'P?', options: ['A'], selectableCount: 1 } },

@@ -13,6 +13,7 @@ import {
   IsOptional,
   IsString,
   Length,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -40,14 +41,13 @@ function IsContactList(): PropertyDecorator {
       target: target.constructor,
       propertyName: propertyName as string,
       validator: {
-        validate: (value: unknown, args: ValidationArguments) =>
-          firstContactProblem(value, args) === null,
-        defaultMessage: (args: ValidationArguments) => firstContactProblem(args.value, args) ?? '',
+        validate: (value: unknown) => firstContactProblem(value) === null,
+        defaultMessage: (args: ValidationArguments) => firstContactProblem(args.value) ?? '',
       },
     });
 }
 
-function firstContactProblem(value: unknown, _args?: ValidationArguments): string | null {
+function firstContactProblem(value: unknown): string | null {
   if (!Array.isArray(value)) {
     return 'deve ser uma lista de contatos';
   }
@@ -110,6 +110,8 @@ export class CreateCampaignDto {
   @ApiProperty({ example: 'Black Friday clientes VIP', minLength: 2, maxLength: 100 })
   @IsString({ message: 'é obrigatório' })
   @Length(2, 100, { message: 'deve ter de 2 a 100 caracteres' })
+  // The service stores the name trimmed: blanks around it do not count toward the 2.
+  @Matches(/\S[\s\S]*\S/, { message: 'deve ter de 2 a 100 caracteres' })
   name!: string;
 
   @ApiPropertyOptional({ example: 'Oferta exclusiva' })

@@ -115,8 +115,15 @@ function checkGateway(input: CampaignInput, errors: FieldErrors): void {
   for (const field of missing) {
     errors.push([field, 'é obrigatório (ou informe gatewayConfigId)']);
   }
-  if (input.gatewayUrl?.trim() && !isHttpUrl(input.gatewayUrl.trim())) {
+  const gatewayUrl = input.gatewayUrl?.trim();
+  if (gatewayUrl && !isHttpUrl(gatewayUrl)) {
     errors.push(['gatewayUrl', 'deve ser uma URL http(s) completa']);
+  } else if (gatewayUrl && /[?#]/.test(gatewayUrl)) {
+    // The rules of a saved configuration's url (gateway-configs.dto.ts): routes are appended to
+    // the base URL, so a query or fragment would be dropped silently.
+    errors.push(['gatewayUrl', 'não pode conter parâmetros (?) nem fragmento (#)']);
+  } else if (gatewayUrl && hasCredentials(gatewayUrl)) {
+    errors.push(['gatewayUrl', 'não pode conter usuário ou senha']);
   }
 }
 
@@ -146,6 +153,11 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+function hasCredentials(value: string): boolean {
+  const url = new URL(value);
+  return url.username !== '' || url.password !== '';
 }
 
 /** Normalized, de-duplicated (first kept) contacts; invalid numbers are dropped. */
