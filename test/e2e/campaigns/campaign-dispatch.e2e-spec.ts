@@ -10,6 +10,13 @@ async function contactsOf(company: TestCompany, id: number): Promise<Array<Recor
   return (await company.get(`/api/campaigns/${id}/contacts?size=100`).expect(200)).body;
 }
 
+async function createCampaign(
+  company: TestCompany,
+  body: Record<string, unknown>,
+): Promise<Record<string, any>> {
+  return (await company.post('/api/campaigns', body).expect(200)).body;
+}
+
 async function eventsOf(campaignId: number): Promise<Array<{ event_type: string; payload: any }>> {
   const { rows } = await db().query(
     `SELECT event_type, payload FROM outbox_events WHERE campaign_id = $1 ORDER BY id`,
@@ -35,14 +42,10 @@ describe('campaign dispatch engine', () => {
   it('paces messages by at least the minimum interval', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, { intervalMinSeconds: 1, intervalMaxSeconds: 2 }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, { intervalMinSeconds: 1, intervalMaxSeconds: 2 }),
+    );
     await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
     const times = fake.sent.filter((s) => s.instance === gw.instance).map((s) => s.at.getTime());
     expect(times).toHaveLength(3);
@@ -54,14 +57,10 @@ describe('campaign dispatch engine', () => {
   it('gives the lease back while waiting out an interval, and after the last message', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, { intervalMinSeconds: 3, intervalMaxSeconds: 3 }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, { intervalMinSeconds: 3, intervalMaxSeconds: 3 }),
+    );
     const lease = async (): Promise<{ locked_by: string | null; sent_contacts: number }> =>
       (await db().query(`SELECT locked_by, sent_contacts FROM campaigns WHERE id = $1`, [c.id]))
         .rows[0];
@@ -80,14 +79,10 @@ describe('campaign dispatch engine', () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
     const contacts = phones(120, 7_000);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, { intervalMinSeconds: 0, intervalMaxSeconds: 0, contacts }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, { intervalMinSeconds: 0, intervalMaxSeconds: 0, contacts }),
+    );
     await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
     const sentTo = fake.sent.filter((s) => s.instance === gw.instance).map((s) => s.number);
     expect(sentTo).toEqual(contacts.map((contact) => contact.phoneNumber));
@@ -101,11 +96,7 @@ describe('campaign dispatch engine', () => {
   it('writes started, one progress event per 10 % step in order, and completed to the outbox', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post('/api/campaigns', campaignBody(fake, gw, { contacts: phones(4) }))
-        .expect(200)
-    ).body;
+    const c = await createCampaign(company, campaignBody(fake, gw, { contacts: phones(4) }));
     await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
     const events = await eventsOf(c.id);
     expect(events.map((e) => e.event_type)).toEqual([
@@ -130,18 +121,14 @@ describe('campaign dispatch engine', () => {
   it('pauses before the next message and resumes with the pending contacts', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, {
-            contacts: phones(4, 100),
-            intervalMinSeconds: 1,
-            intervalMaxSeconds: 1,
-          }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, {
+        contacts: phones(4, 100),
+        intervalMinSeconds: 1,
+        intervalMaxSeconds: 1,
+      }),
+    );
     await fake.waitForSent(fake.sent.length + 1);
     const paused = await company.put(`/api/campaigns/${c.id}/pause`).expect(200);
     expect(paused.body.status).toBe('PAUSED');
@@ -165,18 +152,14 @@ describe('campaign dispatch engine', () => {
   it('stops for good on cancel: statistics kept, unprocessed contacts stay pending', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, {
-            contacts: phones(5, 200),
-            intervalMinSeconds: 1,
-            intervalMaxSeconds: 1,
-          }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, {
+        contacts: phones(5, 200),
+        intervalMinSeconds: 1,
+        intervalMaxSeconds: 1,
+      }),
+    );
     await fake.waitForSent(fake.sent.length + 1);
     const cancelled = await company.put(`/api/campaigns/${c.id}/cancel`).expect(200);
     expect(cancelled.body.status).toBe('CANCELLED');
@@ -196,7 +179,7 @@ describe('campaign dispatch engine', () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
     fake.refuseNumber('5511987650002');
-    const c = (await company.post('/api/campaigns', campaignBody(fake, gw)).expect(200)).body;
+    const c = await createCampaign(company, campaignBody(fake, gw));
     const done = await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
     expect(done).toMatchObject({ sentContacts: 2, failedContacts: 1, successRate: 66.67 });
     const refused = (await contactsOf(company, c.id)).find(
@@ -218,14 +201,10 @@ describe('campaign dispatch engine', () => {
   it('retries a transient gateway failure and counts the attempts', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, { contacts: [{ phoneNumber: '11987653001', name: 'Ana' }] }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, { contacts: [{ phoneNumber: '11987653001', name: 'Ana' }] }),
+    );
     fake.failNext(1, 503);
     const done = await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED', 90_000);
     expect(done.sentContacts).toBe(1);
@@ -237,19 +216,15 @@ describe('campaign dispatch engine', () => {
   it('fails the campaign when the gateway refuses the key, keeping the rest pending, with event and notice', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, {
-            contacts: phones(3, 300),
-            intervalMinSeconds: 1,
-            intervalMaxSeconds: 1,
-            notificationPhone: '11999991111',
-          }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, {
+        contacts: phones(3, 300),
+        intervalMinSeconds: 1,
+        intervalMaxSeconds: 1,
+        notificationPhone: '11999991111',
+      }),
+    );
     await fake.waitForSent(fake.sent.length + 1);
     fake.removeInstance(gw.instance);
     fake.addInstance(gw.instance, { apiKey: 'rotated-key', state: 'open' });
@@ -271,19 +246,15 @@ describe('campaign dispatch engine', () => {
   it('waits while the instance is disconnected and goes on when it reconnects, notifying once', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, {
-            contacts: phones(3, 400),
-            intervalMinSeconds: 1,
-            intervalMaxSeconds: 1,
-            notificationPhone: '11999992222',
-          }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, {
+        contacts: phones(3, 400),
+        intervalMinSeconds: 1,
+        intervalMaxSeconds: 1,
+        notificationPhone: '11999992222',
+      }),
+    );
     await fake.waitForSent(fake.sent.length + 1);
     fake.setState(gw.instance, 'close');
     await sleep(2500);
@@ -309,18 +280,14 @@ describe('campaign dispatch engine', () => {
   it('fails the campaign when the instance stays disconnected longer than 10 minutes', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, {
-            contacts: phones(2, 500),
-            intervalMinSeconds: 1,
-            intervalMaxSeconds: 1,
-          }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, {
+        contacts: phones(2, 500),
+        intervalMinSeconds: 1,
+        intervalMaxSeconds: 1,
+      }),
+    );
     await fake.waitForSent(fake.sent.length + 1);
     fake.setState(gw.instance, 'close');
     await waitForDisconnection(c.id);
@@ -336,17 +303,13 @@ describe('campaign dispatch engine', () => {
   it('sends the end-of-campaign notice to notificationPhone through the same instance', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post(
-          '/api/campaigns',
-          campaignBody(fake, gw, {
-            contacts: phones(3, 600),
-            notificationPhone: '(11) 99999-3333',
-          }),
-        )
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, {
+        contacts: phones(3, 600),
+        notificationPhone: '(11) 99999-3333',
+      }),
+    );
     await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
     const notices = await waitFor(
       () => fake.sentTo('5511999993333').filter((s) => s.instance === gw.instance),
@@ -443,11 +406,10 @@ describe('campaign dispatch engine', () => {
   it('refuses to delete a gateway configuration a live campaign uses', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const c = (
-      await company
-        .post('/api/campaigns', campaignBody(fake, gw, { scheduledFor: '2099-01-01T10:00:00' }))
-        .expect(200)
-    ).body;
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, { scheduledFor: '2099-01-01T10:00:00' }),
+    );
     expectErrorBody(await company.delete(`/api/gateway-configs/${c.gatewayConfig.id}`), 400);
     await company.put(`/api/campaigns/${c.id}/cancel`).expect(200);
     await company.delete(`/api/gateway-configs/${c.gatewayConfig.id}`).expect(204);
