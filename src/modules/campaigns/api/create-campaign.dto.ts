@@ -132,7 +132,8 @@ export class CreateCampaignDto {
 
   @ApiPropertyOptional({
     example: 'https://gw.example.com',
-    description: 'Obrigatório sem gatewayConfigId',
+    description:
+      'Obrigatório sem gatewayConfigId. URL http(s) base do gateway, sem parâmetros (?), fragmento (#), usuário ou senha',
   })
   @IsOptional()
   @IsString({ message: 'deve ser um texto' })
