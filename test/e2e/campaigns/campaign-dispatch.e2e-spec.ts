@@ -175,6 +175,45 @@ describe('campaign dispatch engine', () => {
     expectErrorBody(await company.put(`/api/campaigns/${c.id}/resume`), 400);
   });
 
+  it('counts a send that was in flight when the campaign was cancelled, scheduling nothing after it', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    fake.setResponseDelay(1500);
+    try {
+      const c = await createCampaign(
+        company,
+        campaignBody(fake, gw, { intervalMinSeconds: 60, intervalMaxSeconds: 60 }),
+      );
+      const deadline = Date.now() + 10_000;
+      while (!fake.sent.some((s) => s.instance === gw.instance) && Date.now() < deadline) {
+        await sleep(20);
+      }
+      await company.put(`/api/campaigns/${c.id}/cancel`).expect(200);
+      const settled = Date.now() + 10_000;
+      let row: Record<string, any> = {};
+      while (Date.now() < settled) {
+        row = (
+          await db().query(
+            `SELECT status, sent_contacts, next_send_at, locked_by FROM campaigns WHERE id = $1`,
+            [c.id],
+          )
+        ).rows[0];
+        if (row.sent_contacts === 1) {
+          break;
+        }
+        await sleep(50);
+      }
+      expect(row).toEqual({
+        status: 'CANCELLED',
+        sent_contacts: 1,
+        next_send_at: null,
+        locked_by: null,
+      });
+    } finally {
+      fake.setResponseDelay(0);
+    }
+  });
+
   it('fails a number the gateway refuses at once, without retrying it', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);

@@ -68,6 +68,12 @@ const CAMPAIGN_COLUMNS = `
   locked_by AS "lockedBy", automation_run_id AS "automationRunId"`;
 
 /**
+ * A send that ends after its campaign was paused, cancelled or completed schedules nothing:
+ * resume sets its own time, and an ended campaign keeps no next send.
+ */
+const NEXT_SEND_AT_IF_ACTIVE = `CASE WHEN status = 'ACTIVE' THEN $4 ELSE next_send_at END`;
+
+/**
  * The engine's SQL. Campaign rows are claimed with SKIP LOCKED and a lease (locked_until), so
  * two workers never hold one campaign; a contact is marked SENDING and committed before the
  * gateway call, so it is never sent twice.
@@ -256,7 +262,7 @@ export class DispatchRepository {
        UPDATE campaigns
           SET sent_contacts = sent_contacts + 1,
               failed_contacts = failed_contacts - (SELECT count(*)::int FROM sent WHERE was_failed),
-              next_send_at = $4, updated_at = now(), disconnected_since = NULL
+              next_send_at = ${NEXT_SEND_AT_IF_ACTIVE}, updated_at = now(), disconnected_since = NULL
         WHERE id = $1
         RETURNING total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
                   failed_contacts AS "failedContacts", progress_step AS "progressStep", status`,
@@ -299,7 +305,7 @@ export class DispatchRepository {
       manager,
       `UPDATE campaigns
           SET sent_contacts = sent_contacts + $2, failed_contacts = failed_contacts + $3,
-              next_send_at = $4, locked_until = NULL, locked_by = NULL, updated_at = now(),
+              next_send_at = ${NEXT_SEND_AT_IF_ACTIVE}, locked_until = NULL, locked_by = NULL, updated_at = now(),
               disconnected_since = CASE WHEN $5 THEN NULL ELSE coalesce(disconnected_since, now()) END
         WHERE id = $1
         RETURNING total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
