@@ -188,6 +188,9 @@ function exchange(
 
   return new Promise<OutboundResponse>((resolve, reject) => {
     let settled = false;
+    // Once the socket is connected (TLS included) the request may reach the server; before
+    // that, a failure proves nothing was delivered.
+    let connected = false;
     const finish = (error: OutboundError | null, response?: OutboundResponse): void => {
       if (settled) {
         return;
@@ -196,7 +199,7 @@ function exchange(
       signal.removeEventListener('abort', onAbort);
       if (error) {
         outgoing.destroy();
-        reject(error);
+        reject(connected ? error.afterRequestWritten() : error);
       } else {
         resolve(response as OutboundResponse);
       }
@@ -212,6 +215,16 @@ function exchange(
       agent: isHttps ? httpsAgent : httpAgent,
       lookup: pinnedLookup(target.addresses),
       servername: isHttps && !isIPLiteral(target.hostname) ? target.hostname : undefined,
+    });
+    outgoing.on('socket', (socket) => {
+      const markConnected = (): void => {
+        connected = true;
+      };
+      if (socket.connecting) {
+        socket.once(isHttps ? 'secureConnect' : 'connect', markConnected);
+      } else {
+        markConnected();
+      }
     });
     outgoing.on('error', (error) => finish(networkError(target, error)));
     outgoing.on('response', (incoming) => {

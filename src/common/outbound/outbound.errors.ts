@@ -19,13 +19,30 @@ export type OutboundErrorKind =
 
 /** Messages name the host only: URLs may carry tokens in their path or query. */
 export class OutboundError extends Error {
+  /**
+   * Whether the request may have reached the server: the connection was open when the
+   * exchange failed. False means provably nothing was delivered (refused connection, DNS or
+   * TLS failure, a timeout before connecting), which is what makes a non-idempotent call
+   * (a message send) safe to repeat.
+   */
+  readonly requestMayHaveArrived: boolean;
+
   constructor(
     readonly kind: OutboundErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; requestMayHaveArrived?: boolean },
   ) {
     super(message, options);
     this.name = 'OutboundError';
+    this.requestMayHaveArrived = options?.requestMayHaveArrived ?? false;
+  }
+
+  /** The same failure, known to have happened after the request may have reached the server. */
+  afterRequestWritten(): OutboundError {
+    return new OutboundError(this.kind, this.message, {
+      cause: this.cause,
+      requestMayHaveArrived: true,
+    });
   }
 
   /** A fresh attempt may succeed (the target itself is acceptable). */

@@ -25,7 +25,7 @@ function gatewayWith(outboundDenyPrivate: boolean): MessagingGateway {
     ADMIN_PASSWORD: 'test-admin-password-0123',
     OUTBOUND_DENY_PRIVATE: String(outboundDenyPrivate),
   });
-  return new EvolutionApiGateway(new OutboundHttpClient(new OutboundTargetGuard(config)));
+  return new EvolutionApiGateway(new OutboundHttpClient(new OutboundTargetGuard(config)), config);
 }
 
 async function failureOf(work: Promise<unknown>): Promise<GatewayError> {

@@ -43,6 +43,7 @@ export function gatewayFailure(error: GatewayError): DomainError {
     case 'rejected':
     case 'disconnected':
     case 'transient':
+    case 'uncertain':
       return new DomainError(code, 'unavailable', `Falha ao consultar o gateway: ${error.message}`);
   }
 }

@@ -35,19 +35,37 @@ export interface SentMessage {
   remoteJid: string | null;
 }
 
+/** A message the gateway stored as sent by the instance (its message store). */
+export interface StoredSentMessage {
+  messageId: string;
+  remoteJid: string;
+  /** When WhatsApp took it, to the second. */
+  sentAt: Date;
+}
+
 export type InstanceConnectionState = 'open' | 'connecting' | 'close' | 'unknown';
 
 /**
- * How a gateway call failed, which decides what the caller does next:
- * - refused_number: the recipient is not on WhatsApp (400 with exists:false). Fail the contact, no retry.
- * - rejected: any other 400. It may even have been delivered (a failure after WhatsApp accepted
- *   the message), so never retry it.
- * - bad_credentials: 401/403 — the API key is refused.
- * - unknown_instance: 404 on an instance route — the instance name does not exist.
- * - disconnected: the instance is not connected ("Connection Closed", state not open), or the
- *   gateway cannot send at all until someone acts (503 LICENSE_REQUIRED of a 2.4 server).
- * - transient: 5xx (other than a disconnect), 429, timeouts, network errors — retry later.
- * - target_refused: the URL resolves to an address we never call (see the outbound check).
+ * How a gateway call failed, by what it proves about the message (Evolution API v2.3.6,
+ * `sendMessageWithTyping` and the send controller), which decides what the caller does next:
+ * - refused_number: the recipient is not on WhatsApp (400 with exists:false). Not sent; fail
+ *   the contact, no retry.
+ * - rejected: the gateway's request validation refused the request (its JSON schema, the
+ *   media, text and file-name checks of the send controller). Not sent, and sending it again
+ *   would be refused again: fail the contact.
+ * - bad_credentials: 401/403 — the API key is refused. Not sent.
+ * - unknown_instance: 404 on an instance route — the instance name does not exist. Not sent.
+ * - disconnected: the instance is not connected ("Connection Closed" in any status, state not
+ *   open), or the gateway cannot send at all until someone acts (503 LICENSE_REQUIRED of a 2.4
+ *   server). Not sent: wait for the instance.
+ * - transient: proven not sent, worth another attempt: connection refused, DNS or TLS failure
+ *   before the request was written, 429, the gateway's own 5xx answers (raised before the
+ *   message reaches WhatsApp).
+ * - uncertain: the message may have gone out: a timeout or lost connection after the request
+ *   was written, 502/504 or a 5xx without the gateway's error body (a proxy in front of it), a
+ *   2xx without a message key, and any other 400 (the gateway turns errors raised after the
+ *   send into 400). Never send again: reconcile with the gateway's message store.
+ * - target_refused: the URL resolves to an address we never call. Not sent.
  */
 export type GatewayErrorKind =
   | 'refused_number'
@@ -56,6 +74,7 @@ export type GatewayErrorKind =
   | 'unknown_instance'
   | 'disconnected'
   | 'transient'
+  | 'uncertain'
   | 'target_refused';
 
 export class GatewayError extends Error {
@@ -68,8 +87,14 @@ export class GatewayError extends Error {
     this.name = 'GatewayError';
   }
 
+  /** A send that failed this way may be attempted again: it proved nothing went out. */
   get retryable(): boolean {
     return this.kind === 'transient';
+  }
+
+  /** A read (idempotent) may be repeated after any failure that may pass by itself. */
+  get readRetryable(): boolean {
+    return this.kind === 'transient' || this.kind === 'uncertain';
   }
 }
 
@@ -114,6 +139,17 @@ export abstract class MessagingGateway {
     message: OutgoingMessage,
     options?: SendOptions,
   ): Promise<SentMessage>;
+
+  /**
+   * The instance's own messages to `remoteJid` stored by the gateway within `window`, newest
+   * first: how a send whose answer never came is reconciled. An empty answer does not prove
+   * the message was not sent (the gateway may not keep messages), only that it cannot be shown.
+   */
+  abstract findSentMessages(
+    target: GatewayTarget,
+    remoteJid: string,
+    window: { from: Date; to: Date },
+  ): Promise<StoredSentMessage[]>;
 
   /** Reads retry transient failures a few times inside a short budget. */
   abstract connectionState(target: GatewayTarget): Promise<InstanceConnectionState>;

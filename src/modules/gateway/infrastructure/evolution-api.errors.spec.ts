@@ -50,15 +50,27 @@ describe('gatewayErrorFromResponse', () => {
       'a failure after WhatsApp accepted the message',
       400,
       envelope(400, ['Error: some DB failure']),
-      'rejected',
+      'uncertain',
     ],
     [
       'a late Connection Closed with 400',
       400,
       envelope(400, ['Error: Connection Closed']),
+      'disconnected',
+    ],
+    ['exists:true in a 400', 400, envelope(400, [{ exists: true }]), 'uncertain'],
+    [
+      'media the gateway cannot take',
+      400,
+      envelope(400, ['Owned media must be a url or base64']),
       'rejected',
     ],
-    ['exists:true in a 400', 400, envelope(400, [{ exists: true }]), 'rejected'],
+    [
+      'a base64 document without a file name',
+      400,
+      envelope(400, ['For base64 the file name must be informed.']),
+      'rejected',
+    ],
     ['a wrong key', 401, envelope(401, 'Unauthorized'), 'bad_credentials'],
     ['a forbidden key', 403, envelope(403, ['Forbidden']), 'bad_credentials'],
     [
@@ -103,7 +115,9 @@ describe('gatewayErrorFromResponse', () => {
       envelope(500, ['AxiosError: Request failed with status code 404']),
       'transient',
     ],
-    ['a 502 from a proxy, as HTML', 502, undefined, 'transient'],
+    ['a 502 from a proxy, as HTML', 502, undefined, 'uncertain'],
+    ['a 504 from a proxy', 504, envelope(504, ['Gateway Timeout']), 'uncertain'],
+    ['a 500 without the gateway envelope', 500, { message: 'oops' }, 'uncertain'],
     ['a plain 503', 503, envelope(503, ['busy']), 'transient'],
     ['a 429', 429, undefined, 'transient'],
     ['a 405', 405, undefined, 'rejected'],
@@ -149,8 +163,11 @@ describe('gatewayErrorFromResponse', () => {
   });
 
   it('marks only transient failures as retryable', () => {
-    expect(gatewayErrorFromResponse(503, undefined, '', 'i').retryable).toBe(true);
+    expect(gatewayErrorFromResponse(503, envelope(503, ['busy']), '', 'i').retryable).toBe(true);
+    expect(gatewayErrorFromResponse(429, undefined, '', 'i').retryable).toBe(true);
+    expect(gatewayErrorFromResponse(503, undefined, '', 'i').retryable).toBe(false);
     expect(gatewayErrorFromResponse(401, undefined, '', 'i').retryable).toBe(false);
+    expect(gatewayErrorFromResponse(400, envelope(400, ['x']), '', 'i').retryable).toBe(false);
   });
 });
 
@@ -161,10 +178,20 @@ describe('gatewayErrorFromOutbound', () => {
     ['unresolvable', 'transient'],
     ['timeout', 'transient'],
     ['network', 'transient'],
-    ['response_too_large', 'transient'],
+    ['response_too_large', 'uncertain'],
     ['aborted', 'transient'],
-  ])('maps %s to %s', (outbound, kind) => {
+  ])('maps %s before the request was written to %s', (outbound, kind) => {
     expect(gatewayErrorFromOutbound(new OutboundError(outbound, 'm')).kind).toBe(kind);
+  });
+
+  it.each<[OutboundErrorKind, GatewayErrorKind]>([
+    ['timeout', 'uncertain'],
+    ['network', 'uncertain'],
+    ['aborted', 'uncertain'],
+  ])('maps %s after the request was written to %s: never resent', (outbound, kind) => {
+    const error = new OutboundError(outbound, 'm').afterRequestWritten();
+    expect(gatewayErrorFromOutbound(error).kind).toBe(kind);
+    expect(gatewayErrorFromOutbound(error).retryable).toBe(false);
   });
 
   it('carries the refused address in the message', () => {

@@ -55,16 +55,46 @@ function isLicenseRequired(body: unknown): boolean {
 }
 
 /**
- * The GatewayError for a non-2xx answer of the gateway (EVOLUTION_API.md 1). Branches on the
- * status and on `exists:false`, not on free text, except to tell a closed WhatsApp socket
- * from other 500s. Choices where the port leaves room:
+ * Messages of the gateway's own request validation, raised before anything is sent: the JSON
+ * schema (answered as a nested array), and the send controller's and service's checks on
+ * text, media, file name and poll (Evolution API v2.3.6, sendMessage.controller.ts and
+ * whatsapp.baileys.service.ts).
+ */
+const VALIDATION_MESSAGES =
+  /Owned media must be a url|For base64 the file name must be informed|Text is required|selectableCount in poll|is not a valid (url|base64)|Invalid (format|media type)/i;
+
+function isSchemaViolation(message: unknown): boolean {
+  return Array.isArray(message) && message.length > 0 && message.every(Array.isArray);
+}
+
+/** The gateway's own error envelope `{status, error, response:{message}}`, not a proxy's page. */
+function isGatewayEnvelope(status: number, body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) {
+    return false;
+  }
+  const { status: inBody, response } = body as { status?: unknown; response?: unknown };
+  return inBody === status && typeof response === 'object' && response !== null;
+}
+
+/**
+ * The GatewayError for a non-2xx answer of the gateway, by what the answer proves about the
+ * message (see GatewayErrorKind). Branches on the status, `exists:false` and the envelope's
+ * shape; on text only for "Connection Closed", a not-loaded instance and the validation
+ * messages above. Choices where the gateway leaves room:
+ * - "Connection Closed" in any status is `disconnected`: the socket was closed, nothing went
+ *   out (a 400 `["Error: Connection Closed"]` comes from the is-on-WhatsApp cache path).
  * - 503 LICENSE_REQUIRED (2.4 servers not activated) is `disconnected`: nothing was sent and
  *   nothing will be until someone activates the server, exactly like a closed instance.
  * - 500 "Cannot read properties of undefined" is the instance known to the gateway's DB but
  *   not loaded in memory: also `disconnected`.
+ * - Any other 400 is `uncertain`: the gateway turns errors raised after WhatsApp took the
+ *   message (saving it, for one) into 400.
+ * - A 5xx in the gateway's envelope is raised before the message reaches WhatsApp:
+ *   `transient`. 502, 504 and a 5xx without the envelope come from a proxy that may have
+ *   passed the request on: `uncertain`.
  * - A 404 that is not the instance guard's (e.g. "Cannot POST /…", a wrong base path or a v1
  *   server) is still `unknown_instance`, with a message pointing at the URL.
- * - 3xx (redirects are not followed) and other 4xx are `rejected`.
+ * - 3xx (redirects are not followed) and other 4xx never reached a handler: `rejected`.
  */
 export function gatewayErrorFromResponse(
   status: number,
@@ -73,16 +103,15 @@ export function gatewayErrorFromResponse(
   instance: string,
 ): GatewayError {
   const detail = detailOf(body, text);
-  if (status === 400) {
-    const refused = refusedNumber(envelopeMessage(body));
-    if (refused) {
-      return new GatewayError('refused_number', refusedNumberMessage(refused), status);
-    }
+  if (mentions(body, text, /Connection Closed/i)) {
     return new GatewayError(
-      'rejected',
-      `O gateway recusou a requisição (HTTP 400): ${detail}`,
+      'disconnected',
+      `A instância "${instance}" está desconectada do WhatsApp`,
       status,
     );
+  }
+  if (status === 400) {
+    return badRequestError(body, text, detail);
   }
   if (status === 401 || status === 403) {
     return new GatewayError(
@@ -104,17 +133,46 @@ export function gatewayErrorFromResponse(
           status,
         );
   }
+  if (status >= 500) {
+    return serverError(status, body, text, detail, instance);
+  }
+  if (status === 429) {
+    return new GatewayError('transient', `Gateway sobrecarregado (HTTP 429): ${detail}`, status);
+  }
+  return new GatewayError(
+    'rejected',
+    `O gateway recusou a requisição (HTTP ${status}): ${detail}`,
+    status,
+  );
+}
+
+function badRequestError(body: unknown, text: string, detail: string): GatewayError {
+  const message = envelopeMessage(body);
+  const refused = refusedNumber(message);
+  if (refused) {
+    return new GatewayError('refused_number', refusedNumberMessage(refused), 400);
+  }
+  if (isSchemaViolation(message) || mentions(body, text, VALIDATION_MESSAGES)) {
+    return new GatewayError('rejected', `O gateway recusou a mensagem (HTTP 400): ${detail}`, 400);
+  }
+  return new GatewayError(
+    'uncertain',
+    `O gateway respondeu HTTP 400 depois de tentar enviar: ${detail}`,
+    400,
+  );
+}
+
+function serverError(
+  status: number,
+  body: unknown,
+  text: string,
+  detail: string,
+  instance: string,
+): GatewayError {
   if (status === 503 && isLicenseRequired(body)) {
     return new GatewayError(
       'disconnected',
       'O gateway não está com a licença ativada (LICENSE_REQUIRED); nenhum envio é possível até ativá-lo',
-      status,
-    );
-  }
-  if (status >= 500 && mentions(body, text, /Connection Closed/i)) {
-    return new GatewayError(
-      'disconnected',
-      `A instância "${instance}" está desconectada do WhatsApp`,
       status,
     );
   }
@@ -125,7 +183,7 @@ export function gatewayErrorFromResponse(
       status,
     );
   }
-  if (status >= 500 || status === 429) {
+  if (status !== 502 && status !== 504 && isGatewayEnvelope(status, body)) {
     return new GatewayError(
       'transient',
       `Gateway indisponível no momento (HTTP ${status}): ${detail}`,
@@ -133,24 +191,34 @@ export function gatewayErrorFromResponse(
     );
   }
   return new GatewayError(
-    'rejected',
-    `O gateway recusou a requisição (HTTP ${status}): ${detail}`,
+    'uncertain',
+    `Resposta HTTP ${status} sem a assinatura do gateway (um proxy?): ${detail}`,
     status,
   );
 }
 
-/** A request that never got an answer: a refused target, or something worth trying again. */
+/**
+ * A request that never got an answer. Before the request was written nothing can have been
+ * sent (`transient`); after, the gateway may have sent it (`uncertain`).
+ */
 export function gatewayErrorFromOutbound(error: OutboundError): GatewayError {
   switch (error.kind) {
     case 'invalid_url':
     case 'target_refused':
       return new GatewayError('target_refused', error.message);
-    case 'timeout':
-      return new GatewayError('transient', `${error.message}; o gateway não respondeu a tempo`);
     case 'unresolvable':
-    case 'network':
-    case 'response_too_large':
-    case 'aborted':
       return new GatewayError('transient', error.message);
+    case 'timeout':
+      return error.requestMayHaveArrived
+        ? new GatewayError('uncertain', `${error.message}; o gateway não respondeu a tempo`)
+        : new GatewayError('transient', `${error.message}; o gateway não respondeu a tempo`);
+    case 'network':
+    case 'aborted':
+      return new GatewayError(
+        error.requestMayHaveArrived ? 'uncertain' : 'transient',
+        error.message,
+      );
+    case 'response_too_large':
+      return new GatewayError('uncertain', error.message);
   }
 }

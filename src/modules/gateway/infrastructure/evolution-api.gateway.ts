@@ -6,6 +6,7 @@ import {
 } from '../../../common/outbound/outbound-http.client';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { RetryPolicy, withRetries } from '../../../common/outbound/retry';
+import { AppConfig } from '../../../config/app-config.service';
 import {
   GatewayChat,
   GatewayContact,
@@ -17,6 +18,7 @@ import {
   OutgoingMessage,
   SendOptions,
   SentMessage,
+  StoredSentMessage,
 } from '../domain/messaging-gateway';
 import { gatewayErrorFromOutbound, gatewayErrorFromResponse } from './evolution-api.errors';
 import {
@@ -26,11 +28,12 @@ import {
   toContacts,
   toGroups,
   toSentMessage,
+  toStoredSentMessages,
 } from './evolution-api.payloads';
 
-/** The gateway answers a send only after WhatsApp accepted it, plus any `delay`. */
-const SEND_TIMEOUT_MS = 30_000;
 const READ_TIMEOUT_MS = 15_000;
+/** Messages one look into the gateway's store reads: a few minutes to one contact. */
+const FIND_MESSAGES_PAGE = 50;
 /** fetchAllGroups asks WhatsApp live and fetches every group's picture: slow by nature. */
 const GROUPS_TIMEOUT_MS = 60_000;
 /** Contact and chat lists of a busy number run to tens of megabytes. */
@@ -39,7 +42,7 @@ const READ_MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
 const READ_RETRIES: RetryPolicy = {
   attempts: 3,
   backoffMs: 300,
-  isRetryable: (error) => error instanceof GatewayError && error.retryable,
+  isRetryable: (error) => error instanceof GatewayError && error.readRetryable,
 };
 
 interface GatewayCall {
@@ -56,7 +59,10 @@ interface GatewayCall {
 export class EvolutionApiGateway extends MessagingGateway {
   private readonly logger = new Logger(EvolutionApiGateway.name);
 
-  constructor(private readonly http: OutboundHttpClient) {
+  constructor(
+    private readonly http: OutboundHttpClient,
+    private readonly config: AppConfig,
+  ) {
     super();
   }
 
@@ -71,9 +77,36 @@ export class EvolutionApiGateway extends MessagingGateway {
       method: 'POST',
       path: `/message/${endpoint}/${encodeURIComponent(target.instance)}`,
       json: body,
-      timeoutMs: SEND_TIMEOUT_MS + Math.max(0, options.delayMs ?? 0),
+      timeoutMs: this.config.gatewaySendTimeoutMs + Math.max(0, options.delayMs ?? 0),
     });
-    return toSentMessage(data);
+    const sent = toSentMessage(data);
+    if (!sent.messageId) {
+      // A 2xx is the gateway's word that WhatsApp took the message, but without its key we
+      // cannot follow it: reconciliation looks it up.
+      throw new GatewayError('uncertain', 'O gateway respondeu sem a chave da mensagem enviada');
+    }
+    return sent;
+  }
+
+  async findSentMessages(
+    target: GatewayTarget,
+    remoteJid: string,
+    window: { from: Date; to: Date },
+  ): Promise<StoredSentMessage[]> {
+    const data = await this.read(target, {
+      method: 'POST',
+      path: `/chat/findMessages/${encodeURIComponent(target.instance)}`,
+      json: {
+        where: {
+          key: { remoteJid, fromMe: true },
+          messageTimestamp: { gte: window.from.toISOString(), lte: window.to.toISOString() },
+        },
+        page: 1,
+        offset: FIND_MESSAGES_PAGE,
+      },
+      timeoutMs: READ_TIMEOUT_MS,
+    });
+    return toStoredSentMessages(data);
   }
 
   async connectionState(target: GatewayTarget): Promise<InstanceConnectionState> {

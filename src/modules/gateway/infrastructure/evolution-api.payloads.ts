@@ -7,6 +7,7 @@ import {
   OutgoingMessage,
   SendOptions,
   SentMessage,
+  StoredSentMessage,
 } from '../domain/messaging-gateway';
 
 export type SendEndpoint = 'sendText' | 'sendMedia' | 'sendWhatsAppAudio' | 'sendPoll';
@@ -94,6 +95,26 @@ function text(value: unknown): string | null {
 export function toSentMessage(body: unknown): SentMessage {
   const key = record(record(body).key);
   return { messageId: text(key.id), remoteJid: text(key.remoteJid) };
+}
+
+/**
+ * Records of `POST /chat/findMessages`: `{messages: {total, pages, currentPage, records}}`,
+ * each with `key {id, remoteJid, fromMe}` and `messageTimestamp` in Unix seconds.
+ */
+export function toStoredSentMessages(body: unknown): StoredSentMessage[] {
+  const records = record(record(body).messages).records;
+  if (!Array.isArray(records)) {
+    throw new GatewayError('rejected', 'Resposta inesperada do gateway ao buscar mensagens');
+  }
+  return records.map(record).flatMap((row) => {
+    const key = record(row.key);
+    const messageId = text(key.id);
+    const remoteJid = text(key.remoteJid);
+    const seconds = Number(row.messageTimestamp);
+    return messageId && remoteJid && key.fromMe === true && Number.isFinite(seconds)
+      ? [{ messageId, remoteJid, sentAt: new Date(seconds * 1000) }]
+      : [];
+  });
 }
 
 const KNOWN_STATES: readonly InstanceConnectionState[] = ['open', 'connecting', 'close'];
