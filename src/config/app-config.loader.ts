@@ -68,6 +68,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     anonymousRateLimitPerMinute: vars.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
     dispatchLeaseSeconds: vars.DISPATCH_LEASE_SECONDS,
     webhookRetryScheduleMs: vars.WEBHOOK_RETRY_SCHEDULE_MS,
+    gatewaySendTimeoutMs: vars.GATEWAY_SEND_TIMEOUT_MS,
+    reconcileDelaysMs: vars.RECONCILE_DELAYS_MS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     campaignCreationsPerHour: vars.CAMPAIGN_CREATIONS_PER_HOUR,
     defaultAutomationLimit: vars.DEFAULT_AUTOMATION_LIMIT,

@@ -31,6 +31,8 @@ export interface AppConfigValues {
   dispatchLeaseSeconds: number;
   webhookRetryScheduleMs: readonly number[];
   webhookTimeoutMs: number;
+  gatewaySendTimeoutMs: number;
+  reconcileDelaysMs: readonly number[];
   campaignCreationsPerHour: number;
   defaultAutomationLimit: number;
   defaultDatabaseLimit: number;
@@ -60,6 +62,8 @@ export class AppConfig implements AppConfigValues {
   readonly dispatchLeaseSeconds!: number;
   readonly webhookRetryScheduleMs!: readonly number[];
   readonly webhookTimeoutMs!: number;
+  readonly gatewaySendTimeoutMs!: number;
+  readonly reconcileDelaysMs!: readonly number[];
   readonly campaignCreationsPerHour!: number;
   readonly defaultAutomationLimit!: number;
   readonly defaultDatabaseLimit!: number;

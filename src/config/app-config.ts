@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
+  ArrayMinSize,
   IsArray,
   IsBoolean,
   IsIn,
@@ -74,6 +75,17 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS: readonly number[] = [
   8 * HOUR + 17 * MINUTE + 20 * SECOND,
 ];
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10 * SECOND;
+/** The gateway answers a send only after WhatsApp took it (an upload of a video included). */
+export const DEFAULT_GATEWAY_SEND_TIMEOUT_MS = 30 * SECOND;
+/**
+ * When the gateway's message store is asked about a send whose outcome is unknown, counted
+ * from that send: the gateway may still be uploading or waiting on WhatsApp at the first look.
+ */
+export const DEFAULT_RECONCILE_DELAYS_MS: readonly number[] = [
+  30 * SECOND,
+  2 * MINUTE,
+  10 * MINUTE,
+];
 
 export const ROLES = ['all', 'api', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -121,13 +133,13 @@ export class EnvironmentVariables {
   /** Not part of SPEC's table: requests per minute per client IP on routes without a company token. */
   @Transform(toInt) @IsInt() @Min(1) ANONYMOUS_RATE_LIMIT_PER_MINUTE = 100;
   /**
-   * Not in SPEC's table: how long a worker holds a campaign while sending one message. Longer
+   * How long a worker holds a campaign while sending one message. Longer
    * than a send can take (gateway timeout 30 s, a voice note plus its text); after a crash,
    * another worker takes the campaign over when it runs out.
    */
   @Transform(toInt) @IsInt() @Min(2) @Max(3600) DISPATCH_LEASE_SECONDS = 120;
   /**
-   * Not in SPEC's table (tests and benchmarks cannot wait hours): waits between webhook
+   * Tests and benchmarks cannot wait hours: waits between webhook
    * attempts in ms, e.g. `200,500` (three attempts); `none` means one attempt only.
    */
   @Transform(toPositiveIntList(DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS))
@@ -135,12 +147,26 @@ export class EnvironmentVariables {
     message: '$property must be "none" or comma-separated positive integers (milliseconds)',
   })
   WEBHOOK_RETRY_SCHEDULE_MS: number[] = [...DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS];
-  /** Not in SPEC's table: budget of one webhook POST (connect, send, read the answer). */
+  /** Budget of one webhook POST (connect, send, read the answer). */
   @Transform(toIntOr(DEFAULT_WEBHOOK_TIMEOUT_MS))
   @IsInt()
   @Min(100)
   @Max(60_000)
   WEBHOOK_TIMEOUT_MS = DEFAULT_WEBHOOK_TIMEOUT_MS;
+  /** Budget of one message send to the gateway, after which its outcome is unknown. */
+  @Transform(toIntOr(DEFAULT_GATEWAY_SEND_TIMEOUT_MS))
+  @IsInt()
+  @Min(200)
+  @Max(600_000)
+  GATEWAY_SEND_TIMEOUT_MS = DEFAULT_GATEWAY_SEND_TIMEOUT_MS;
+  /**
+   * Waits (ms, after the send) before each look into the gateway's message store for a send
+   * whose outcome is unknown; not found after the last one, the contact is FAILED.
+   */
+  @Transform(toPositiveIntList(DEFAULT_RECONCILE_DELAYS_MS))
+  @IsArray({ message: '$property must be comma-separated positive integers (milliseconds)' })
+  @ArrayMinSize(1, { message: '$property needs at least one delay' })
+  RECONCILE_DELAYS_MS: number[] = [...DEFAULT_RECONCILE_DELAYS_MS];
 }
 
 export class InvalidConfigurationError extends Error {}
@@ -175,6 +201,8 @@ export const ENVIRONMENT_VARIABLE_NAMES: readonly (keyof EnvironmentVariables)[]
   'DISPATCH_LEASE_SECONDS',
   'WEBHOOK_RETRY_SCHEDULE_MS',
   'WEBHOOK_TIMEOUT_MS',
+  'GATEWAY_SEND_TIMEOUT_MS',
+  'RECONCILE_DELAYS_MS',
 ];
 
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {

@@ -7,6 +7,7 @@ import { CreateWebhooks1763800000000 } from './1763800000000-CreateWebhooks';
 import { CreateAutomations1763810000000 } from './1763810000000-CreateAutomations';
 import { AddMonthDayRecordIndexes1763820000000 } from './1763820000000-AddMonthDayRecordIndexes';
 import { RecordSystemContactsInBatches1763830000000 } from './1763830000000-RecordSystemContactsInBatches';
+import { TrustworthySendOutcomes1763840000000 } from './1763840000000-TrustworthySendOutcomes';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   CreateAutomations1763810000000,
   AddMonthDayRecordIndexes1763820000000,
   RecordSystemContactsInBatches1763830000000,
+  TrustworthySendOutcomes1763840000000,
 ];

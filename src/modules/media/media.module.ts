@@ -27,6 +27,6 @@ import { S3MediaStorage } from './infrastructure/s3-media.storage';
     MediaUploadService,
     MediaFilesService,
   ],
-  exports: [MediaStorage, MediaUploadService],
+  exports: [MediaStorage, MediaUploadService, MediaFilesService],
 })
 export class MediaModule {}

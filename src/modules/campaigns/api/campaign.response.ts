@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { formatLocalDateTime } from '../../../common/time/local-date-time';
 import type { Campaign } from '../domain/campaign.entity';
+import { publicContactStatus } from '../domain/campaign-contact-status';
 import {
   estimatedCompletion,
   pendingOf,
@@ -60,7 +61,23 @@ export class CampaignResponse {
   @ApiProperty({ nullable: true, type: PollDataResponse }) pollData!: PollDataResponse | null;
   @ApiProperty({ type: GatewayConfigRef }) gatewayConfig!: GatewayConfigRef;
   @ApiProperty() blockedContactsRemoved!: number;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'Motivo, só em falha' })
+  @ApiProperty({
+    description:
+      'Contatos com falha cujo resultado ficou desconhecido: o gateway não confirmou o envio e a mensagem não foi encontrada nele (nunca reenviada). Já contados em failedContacts',
+  })
+  unknownOutcomeContacts!: number;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'Por que o próprio serviço pausou a campanha (erros internos repetidos, empresa desativada); null quando pausada por uma pessoa ou não pausada',
+  })
+  pauseReason!: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'Motivo: da falha (FAILED) ou da pausa automática (PAUSED)',
+  })
   message!: string | null;
 }
 
@@ -109,7 +126,14 @@ export function toCampaignResponse(
       instance: gatewayConfig.instance,
     },
     blockedContactsRemoved: campaign.blockedContactsRemoved,
-    message: campaign.status === 'FAILED' ? campaign.failureReason : null,
+    unknownOutcomeContacts: campaign.unknownOutcomeContacts,
+    pauseReason: campaign.status === 'PAUSED' ? campaign.pauseReason : null,
+    message:
+      campaign.status === 'FAILED'
+        ? campaign.failureReason
+        : campaign.status === 'PAUSED'
+          ? campaign.pauseReason
+          : null,
   };
 }
 
@@ -124,7 +148,7 @@ export class CampaignContactResponse {
   @ApiProperty({ description: 'Tentativas de envio' }) retryCount!: number;
 }
 
-/** SENDING is internal: SPEC.md's contact states are three, so it shows as PENDING. */
+/** SENDING and UNCERTAIN are internal: the contract's contact states are three. */
 export function toCampaignContactResponse(
   row: CampaignContactRow,
   timezone: string,
@@ -133,7 +157,7 @@ export function toCampaignContactResponse(
     id: Number(row.id),
     phoneNumber: row.phoneNumber,
     name: row.name,
-    status: row.status === 'SENDING' ? 'PENDING' : row.status,
+    status: publicContactStatus(row.status),
     retryCount: row.retryCount,
   };
   if (row.status === 'SENT' && row.sentAt) {

@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { EntityManager } from 'typeorm';
+import { DomainError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
+import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
 import {
   GatewayError,
+  GatewayTarget,
   MessagingGateway,
   OutgoingMessage,
   SentMessage,
@@ -16,49 +17,64 @@ import {
   CampaignEvent,
   completedEvent,
   failedEvent,
+  pausedEvent,
   progressEvents,
 } from '../domain/campaign-events';
-import { messagesForContact } from '../domain/campaign-message';
+import { isBlankMessage, messagesForContact } from '../domain/campaign-message';
 import { CampaignCounts, progressStepOf } from '../domain/campaign-stats';
 import {
   CampaignCounters,
   ContactToSend,
   DispatchCampaign,
   DispatchRepository,
+  Requeue,
 } from '../infrastructure/dispatch.repository';
 import { CampaignGatewayTargets } from './campaign-gateway-targets';
 import { CampaignLifecycle } from './campaign-lifecycle';
 import { ContactVariablesProvider } from './contact-variables.provider';
+import { GatewayMediaPreparer } from './gateway-media.preparer';
 
-/** Attempts per contact for transient gateway errors (SPEC-EXTENSIONS.md 4). */
+/** Attempts per contact for sends that proved nothing went out (docs/ARCHITECTURE.md). */
 export const MAX_SEND_ATTEMPTS = 3;
 /** Waits before the 2nd and 3rd attempt: all three fall within 60 seconds. */
 export const RETRY_DELAYS_MS = [3_000, 10_000];
-/** How long a disconnected instance is retried before the campaign fails. */
+/** How long a disconnected instance is waited for before the campaign fails. */
 export const DISCONNECTED_FAIL_AFTER_MS = 10 * 60 * 1000;
 export const DISCONNECTED_RECHECK_MS = 5_000;
+/** Our own errors (before any gateway call) in a row that pause the campaign for a person. */
+export const INTERNAL_ERRORS_BEFORE_PAUSE = 3;
+export const INTERNAL_ERROR_RETRY_MS = 5_000;
 /**
  * Messages one lease sends back to back when they are due at once (zero intervals): fewer
  * claims and releases, while other campaigns still get their turn within a few seconds.
  */
 export const MESSAGES_PER_LEASE = 50;
 
+export const BLANK_MESSAGE_REASON = 'mensagem em branco para este contato (variáveis sem valor)';
+export const BLOCKED_NUMBER_REASON = 'número bloqueado depois da criação da campanha';
+export const COMPANY_INACTIVE_REASON = 'a empresa foi desativada';
+
 type SendOutcome =
   | { kind: 'sent'; sent: SentMessage }
-  | { kind: 'failed'; reason: string }
+  /** Not to be sent; `paced`: a gateway call was made, so the campaign's pause applies. */
+  | { kind: 'failed'; reason: string; paced: boolean }
   | { kind: 'retry'; reason: string }
+  | { kind: 'uncertain'; reason: string }
   | { kind: 'disconnected'; reason: string }
+  | { kind: 'internal'; reason: string }
   | { kind: 'campaign_failed'; reason: string };
+
+type UnsentOutcome = Exclude<SendOutcome, { kind: 'sent' }>;
 
 /**
  * Sends one message of one leased campaign: re-reads the campaign under its row lock, marks
  * the next contact SENDING and commits before calling the gateway (at most once), then
- * records the outcome, the progress events and the next send time, and releases the lease.
+ * records what the gateway's answer proves (docs/ARCHITECTURE.md, "Gateway outcomes"), the
+ * progress events and the next send time, and releases the lease.
  */
 @Injectable()
 export class CampaignDispatcher {
   private readonly logger = new Logger(CampaignDispatcher.name);
-  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private stopping = false;
 
   constructor(
@@ -66,12 +82,18 @@ export class CampaignDispatcher {
     private readonly gateway: MessagingGateway,
     private readonly targets: CampaignGatewayTargets,
     private readonly variables: ContactVariablesProvider,
+    private readonly media: GatewayMediaPreparer,
     private readonly outbox: OutboxWriter,
     private readonly notices: NoticeQueue,
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly lifecycle: CampaignLifecycle,
+    private readonly liveness: WorkerLiveness,
   ) {}
+
+  get workerId(): string {
+    return this.liveness.workerId;
+  }
 
   /** After shutdown began, a lease is given back after the message in flight. */
   stop(): void {
@@ -81,7 +103,7 @@ export class CampaignDispatcher {
   /**
    * Sends the leased campaign's next message, and the ones after it while they are due at
    * once (zero intervals), up to MESSAGES_PER_LEASE; then gives the lease back.
-   * `takenOver`: the lease was taken from a holder whose lease ran out (a dead worker).
+   * `takenOver`: the lease was taken from a holder that died or whose lease ran out.
    */
   async sendNext(campaignId: number, takenOver = true): Promise<void> {
     for (let count = 1; ; count += 1) {
@@ -97,11 +119,11 @@ export class CampaignDispatcher {
       const outcome = await this.deliver(claimed.campaign, claimed.contact);
       if (outcome.kind !== 'sent') {
         await this.repository.transaction((manager) =>
-          this.finishSend(manager, claimed.campaign, claimed.contact, outcome),
+          this.finishUnsent(manager, claimed.campaign, claimed.contact, outcome),
         );
         return;
       }
-      const mayContinue = count < MESSAGES_PER_LEASE && !this.stopping;
+      const mayContinue = count < MESSAGES_PER_LEASE && !this.stopping && this.liveness.holdsLock;
       if (!(await this.finishDelivered(claimed.campaign, claimed.contact, outcome, mayContinue))) {
         return;
       }
@@ -109,8 +131,8 @@ export class CampaignDispatcher {
   }
 
   /**
-   * The common case in one committed statement; the rest (campaign no longer ACTIVE, nothing
-   * ready) goes through beginSend's transaction, which handles it.
+   * The common case in one committed statement; the rest (campaign no longer ACTIVE, company
+   * deactivated, nothing ready) goes through beginSend's transaction, which handles it.
    */
   private async beginLeasedSend(
     campaignId: number,
@@ -138,19 +160,16 @@ export class CampaignDispatcher {
     if (!campaign || campaign.lockedBy !== this.workerId) {
       return null;
     }
+    if (takenOver) {
+      await this.doubtInterruptedSends(manager, campaign);
+    }
     if (campaign.status !== 'ACTIVE') {
-      await this.repository.release(manager, campaignId, null);
+      await this.repository.release(manager, campaignId, this.workerId, null);
       return null;
     }
-    const interrupted = takenOver
-      ? await this.repository.failInterruptedSends(manager, campaignId)
-      : 0;
-    if (interrupted > 0) {
-      this.logger.warn(
-        { campaignId, interrupted },
-        'Contacts left SENDING by a dead worker marked FAILED',
-      );
-      campaign.failedContacts += interrupted;
+    if (!campaign.companyActive) {
+      await this.pauseCampaign(manager, campaign, COMPANY_INACTIVE_REASON, false);
+      return null;
     }
     const contact = await this.repository.takeNextContact(manager, campaignId);
     if (contact) {
@@ -160,47 +179,85 @@ export class CampaignDispatcher {
     return null;
   }
 
-  /** No contact is ready: wait for the next retry, or complete the campaign. */
+  /**
+   * Contacts a dead worker left SENDING may have been sent: they are reconciled, never sent
+   * again, and count as served for an automation's de-duplication.
+   */
+  private async doubtInterruptedSends(
+    manager: EntityManager,
+    campaign: DispatchCampaign,
+  ): Promise<void> {
+    const interrupted = await this.repository.doubtInterruptedSends(
+      manager,
+      campaign.id,
+      this.config.reconcileDelaysMs[0],
+    );
+    if (interrupted.length === 0) {
+      return;
+    }
+    this.logger.warn(
+      { campaignId: campaign.id, interrupted: interrupted.length },
+      'Contacts left SENDING by another worker will be reconciled with the gateway',
+    );
+    for (const contact of interrupted) {
+      await this.lifecycle.contactSent(manager, campaign, contact);
+    }
+  }
+
+  /** No contact is ready: look again at the next retry or reconciliation, or complete. */
   private async settleWithoutContact(
     manager: EntityManager,
     campaign: DispatchCampaign,
   ): Promise<void> {
-    const retryAt = await this.repository.nextRetryAt(manager, campaign.id);
-    if (retryAt) {
-      await this.repository.release(manager, campaign.id, retryAt);
-      return;
-    }
-    if (await this.repository.hasUnfinishedContacts(manager, campaign.id)) {
-      await this.repository.release(
-        manager,
-        campaign.id,
-        new Date(this.clock.now().getTime() + 1000),
-      );
+    const lookAt = await this.repository.nextLookAt(manager, campaign.id);
+    if (lookAt) {
+      await this.repository.release(manager, campaign.id, this.workerId, lookAt);
       return;
     }
     const counters = await this.repository.complete(manager, campaign.id);
     if (counters) {
       await this.afterCompletion(manager, campaign, counters);
+    } else {
+      await this.repository.release(manager, campaign.id, this.workerId, null);
     }
   }
 
+  /**
+   * Everything between SENDING and the outcome. An error of ours before the gateway call is
+   * `internal` (the contact goes back, never FAILED); a gateway error says what it proves.
+   */
   private async deliver(campaign: DispatchCampaign, contact: ContactToSend): Promise<SendOutcome> {
+    if (contact.blocked) {
+      return { kind: 'failed', reason: BLOCKED_NUMBER_REASON, paced: false };
+    }
+    let prepared: { target: GatewayTarget; messages: OutgoingMessage[] };
     try {
-      const messages = await this.render(campaign, contact);
-      const target = await this.targets.targetFor(campaign.companyId, campaign.gatewayConfigId);
-      const [first, ...rest] = messages;
-      const sent = await this.gateway.send(target, contact.phoneNumber, first);
-      await this.sendFollowUps(target, contact, rest, campaign.id);
+      prepared = await this.prepare(campaign, contact);
+    } catch (error) {
+      return this.internalOutcome(error, campaign, contact);
+    }
+    const [first, ...rest] = prepared.messages;
+    if (isBlankMessage(first)) {
+      return { kind: 'failed', reason: BLANK_MESSAGE_REASON, paced: false };
+    }
+    try {
+      const sent = await this.gateway.send(prepared.target, contact.phoneNumber, first);
+      await this.sendFollowUps(prepared.target, contact, rest, campaign.id);
       return { kind: 'sent', sent };
     } catch (error) {
+      if (!(error instanceof GatewayError)) {
+        // Thrown after the request may have left: its outcome cannot be known.
+        this.logger.error({ contactId: contact.id, err: error }, 'Unexpected error while sending');
+        return { kind: 'uncertain', reason: 'erro inesperado durante o envio' };
+      }
       return this.classify(error, contact);
     }
   }
 
-  private async render(
+  private async prepare(
     campaign: DispatchCampaign,
     contact: ContactToSend,
-  ): Promise<OutgoingMessage[]> {
+  ): Promise<{ target: GatewayTarget; messages: OutgoingMessage[] }> {
     const values = campaign.databaseConfigId
       ? await this.variables.valuesFor(
           campaign.companyId,
@@ -208,17 +265,37 @@ export class CampaignDispatcher {
           contact.phoneNumber,
         )
       : {};
-    return messagesForContact(campaign, contact, values);
+    const rendered = messagesForContact(campaign, contact, values);
+    const messages = await Promise.all(rendered.map((message) => this.media.prepare(message)));
+    const target = await this.targets.targetFor(campaign.companyId, campaign.gatewayConfigId);
+    return { target, messages };
+  }
+
+  private internalOutcome(
+    error: unknown,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+  ): SendOutcome {
+    this.logger.error(
+      { campaignId: campaign.id, contactId: contact.id, err: error },
+      'Send not prepared; the contact goes back to PENDING',
+    );
+    const reason =
+      error instanceof DomainError ? error.message : 'erro interno ao preparar o envio';
+    return { kind: 'internal', reason };
   }
 
   /** The text after a voice note: the contact already got the main message, so a failure here is only logged. */
   private async sendFollowUps(
-    target: Awaited<ReturnType<CampaignGatewayTargets['targetFor']>>,
+    target: GatewayTarget,
     contact: ContactToSend,
     messages: OutgoingMessage[],
     campaignId: number,
   ): Promise<void> {
     for (const message of messages) {
+      if (isBlankMessage(message)) {
+        continue;
+      }
       try {
         await this.gateway.send(target, contact.phoneNumber, message);
       } catch (error) {
@@ -230,16 +307,16 @@ export class CampaignDispatcher {
     }
   }
 
-  private classify(error: unknown, contact: ContactToSend): SendOutcome {
-    if (!(error instanceof GatewayError)) {
-      this.logger.error({ contactId: contact.id, err: error }, 'Unexpected error while sending');
-      return { kind: 'failed', reason: 'erro interno ao enviar' };
-    }
+  private classify(error: GatewayError, contact: ContactToSend): UnsentOutcome {
     switch (error.kind) {
       case 'refused_number':
-        return { kind: 'failed', reason: 'número não está no WhatsApp' };
+        return { kind: 'failed', reason: 'número não está no WhatsApp', paced: true };
       case 'rejected':
-        return { kind: 'failed', reason: `recusado pelo gateway: ${error.message}`.slice(0, 500) };
+        return {
+          kind: 'failed',
+          reason: `recusado pelo gateway: ${error.message}`.slice(0, 500),
+          paced: true,
+        };
       case 'bad_credentials':
         return {
           kind: 'campaign_failed',
@@ -251,11 +328,14 @@ export class CampaignDispatcher {
         return { kind: 'campaign_failed', reason: 'O endereço do gateway não é permitido' };
       case 'disconnected':
         return { kind: 'disconnected', reason: 'instância do gateway desconectada' };
+      case 'uncertain':
+        return { kind: 'uncertain', reason: error.message };
       case 'transient':
         return contact.attempts >= MAX_SEND_ATTEMPTS
           ? {
               kind: 'failed',
               reason: `falha temporária do gateway após ${MAX_SEND_ATTEMPTS} tentativas`,
+              paced: true,
             }
           : { kind: 'retry', reason: error.message };
     }
@@ -272,23 +352,28 @@ export class CampaignDispatcher {
     outcome: { kind: 'sent'; sent: SentMessage },
     mayContinue: boolean,
   ): Promise<boolean> {
-    const now = this.clock.now();
-    const nextSendAt = this.nextPause(campaign)(now);
+    const pauseSeconds = drawPauseSeconds(campaign);
     const delivered = { id: contact.id, messageId: outcome.sent.messageId };
     const counters = this.lifecycle.followsContactsOf(campaign)
       ? await this.repository.transaction(async (manager) => {
-          const counted = await this.repository.recordSent(
+          const counted = await this.repository.recordDelivered(
             campaign.id,
+            this.workerId,
             delivered,
-            nextSendAt,
+            pauseSeconds,
             manager,
           );
           await this.lifecycle.contactSent(manager, campaign, contact);
           return counted;
         })
-      : await this.repository.recordSent(campaign.id, delivered, nextSendAt);
+      : await this.repository.recordDelivered(campaign.id, this.workerId, delivered, pauseSeconds);
+    if (!counters.leaseHeld) {
+      // Another worker took the campaign over while this message was in flight: the outcome
+      // is recorded, the rest (events, lease, next send) is the new holder's.
+      return false;
+    }
     const ended = counters.sentContacts + counters.failedContacts >= counters.totalContacts;
-    const goOn = mayContinue && !ended && nextSendAt.getTime() <= now.getTime();
+    const goOn = mayContinue && !ended && pauseSeconds === 0;
     if (ended || progressStepOf(counters) > counters.progressStep) {
       await this.repository.transaction(async (manager) => {
         await this.afterCounting(manager, campaign, counters);
@@ -302,79 +387,150 @@ export class CampaignDispatcher {
     return goOn;
   }
 
-  private async finishSend(
+  /** Every outcome that did not deliver: the contact's transition, then the campaign's. */
+  private async finishUnsent(
     manager: EntityManager,
     campaign: DispatchCampaign,
     contact: ContactToSend,
-    outcome: Exclude<SendOutcome, { kind: 'sent' }>,
+    outcome: UnsentOutcome,
   ): Promise<void> {
-    const now = this.clock.now();
-    const pause = this.nextPause(campaign);
+    const pauseMs = Math.round(drawPauseSeconds(campaign) * 1000);
     switch (outcome.kind) {
       case 'failed': {
-        await this.repository.markFailed(manager, contact.id, outcome.reason);
-        const counters = await this.repository.recordOutcome(manager, campaign.id, {
-          sent: 0,
-          failed: 1,
-          nextSendAt: pause(now),
-          connected: true,
-        });
-        return this.afterCounting(manager, campaign, counters);
-      }
-      case 'retry': {
-        const delay = RETRY_DELAYS_MS[Math.min(contact.attempts - 1, RETRY_DELAYS_MS.length - 1)];
-        await this.repository.markForRetry(
+        const counters = await this.repository.failContact(
           manager,
+          campaign.id,
           contact.id,
-          new Date(now.getTime() + delay),
-          true,
+          outcome.reason,
         );
-        await this.repository.recordOutcome(manager, campaign.id, {
-          sent: 0,
-          failed: 0,
-          nextSendAt: pause(now),
-          connected: true,
+        const next = await this.repository.rescheduleAndRelease(
+          manager,
+          campaign.id,
+          this.workerId,
+          { nextSendInMs: outcome.paced ? pauseMs : 0, cause: 'failed' },
+        );
+        return next.leaseHeld ? this.afterCounting(manager, campaign, counters) : undefined;
+      }
+      case 'uncertain': {
+        this.logger.warn(
+          { campaignId: campaign.id, contactId: contact.id, reason: outcome.reason },
+          'Send outcome unknown; reconciling with the gateway, never resending',
+        );
+        if (await this.repository.doubtContact(manager, contact.id, this.reconcileDelayMs())) {
+          await this.lifecycle.contactSent(manager, campaign, contact);
+        }
+        await this.repository.rescheduleAndRelease(manager, campaign.id, this.workerId, {
+          nextSendInMs: pauseMs,
+          cause: 'sent',
         });
         return;
       }
+      case 'retry': {
+        const delay = RETRY_DELAYS_MS[Math.min(contact.attempts - 1, RETRY_DELAYS_MS.length - 1)];
+        // Nothing went out, so the campaign's pause does not apply: the retry comes on time.
+        return this.requeue(manager, campaign, contact, {
+          retryInMs: delay,
+          countAttempt: true,
+          nextSendInMs: Math.min(delay, pauseMs),
+          cause: 'gateway',
+        });
+      }
       case 'disconnected':
-        return this.onDisconnected(manager, campaign, contact, now);
+        return this.onDisconnected(manager, campaign, contact);
+      case 'internal':
+        return this.onInternalError(manager, campaign, contact, outcome.reason);
       case 'campaign_failed':
-        await this.repository.markForRetry(manager, contact.id, now, false);
+        await this.repository.requeueContact(manager, campaign.id, contact.id, {
+          retryInMs: 0,
+          countAttempt: false,
+          nextSendInMs: 0,
+          cause: 'gateway',
+        });
         return this.failCampaign(manager, campaign, outcome.reason);
     }
+  }
+
+  private reconcileDelayMs(): number {
+    return this.config.reconcileDelaysMs[0];
+  }
+
+  private async requeue(
+    manager: EntityManager,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    requeue: Requeue,
+  ): Promise<void> {
+    await this.repository.requeueContact(manager, campaign.id, contact.id, requeue);
+    await this.repository.rescheduleAndRelease(manager, campaign.id, this.workerId, {
+      nextSendInMs: requeue.nextSendInMs,
+      cause: requeue.cause,
+    });
   }
 
   private async onDisconnected(
     manager: EntityManager,
     campaign: DispatchCampaign,
     contact: ContactToSend,
-    now: Date,
   ): Promise<void> {
-    await this.repository.markForRetry(manager, contact.id, now, false);
-    const since = campaign.disconnectedSince ?? now;
-    if (now.getTime() - since.getTime() >= DISCONNECTED_FAIL_AFTER_MS) {
+    await this.repository.requeueContact(manager, campaign.id, contact.id, {
+      retryInMs: 0,
+      countAttempt: false,
+      nextSendInMs: DISCONNECTED_RECHECK_MS,
+      cause: 'disconnected',
+    });
+    const result = await this.repository.rescheduleAndRelease(manager, campaign.id, this.workerId, {
+      nextSendInMs: DISCONNECTED_RECHECK_MS,
+      cause: 'disconnected',
+    });
+    if (!result.leaseHeld) {
+      return;
+    }
+    if (result.disconnectedForMs >= DISCONNECTED_FAIL_AFTER_MS) {
       return this.failCampaign(
         manager,
         campaign,
         'A instância do gateway ficou desconectada por mais de 10 minutos',
       );
     }
-    await this.repository.recordOutcome(manager, campaign.id, {
-      sent: 0,
-      failed: 0,
-      nextSendAt: new Date(now.getTime() + DISCONNECTED_RECHECK_MS),
-      connected: false,
-    });
-    if (!campaign.disconnectedSince && campaign.notificationPhone) {
+    if (!campaign.disconnectedSince && result.disconnectedSince && campaign.notificationPhone) {
       await this.notices.enqueue(manager, {
         companyId: campaign.companyId,
         gatewayConfigId: campaign.gatewayConfigId,
         phoneNumber: campaign.notificationPhone,
         text: `⚠️ A instância do WhatsApp da campanha "${campaign.name}" desconectou. O envio continua quando ela reconectar.`,
         reason: 'instance_disconnected',
-        dedupKey: `campaign:${campaign.id}:disconnected:${since.toISOString()}`,
+        dedupKey: `campaign:${campaign.id}:disconnected:${result.disconnectedSince.toISOString()}`,
       });
+    }
+  }
+
+  /**
+   * Our own fault (a key that does not open, a pool timeout, a configuration deleted under
+   * us): the contact goes back untouched, and after a few in a row a person has to look.
+   */
+  private async onInternalError(
+    manager: EntityManager,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    reason: string,
+  ): Promise<void> {
+    await this.repository.requeueContact(manager, campaign.id, contact.id, {
+      retryInMs: 0,
+      countAttempt: false,
+      nextSendInMs: INTERNAL_ERROR_RETRY_MS,
+      cause: 'internal',
+    });
+    const result = await this.repository.rescheduleAndRelease(manager, campaign.id, this.workerId, {
+      nextSendInMs: INTERNAL_ERROR_RETRY_MS,
+      cause: 'internal',
+    });
+    if (result.leaseHeld && result.internalErrorStreak >= INTERNAL_ERRORS_BEFORE_PAUSE) {
+      await this.pauseCampaign(
+        manager,
+        campaign,
+        `envio interrompido por um erro interno repetido: ${reason}`.slice(0, 500),
+        true,
+      );
     }
   }
 
@@ -430,7 +586,7 @@ export class CampaignDispatcher {
   ): Promise<void> {
     const counters = await this.repository.fail(manager, campaign.id, reason);
     if (!counters) {
-      await this.repository.release(manager, campaign.id, null);
+      await this.repository.release(manager, campaign.id, this.workerId, null);
       return;
     }
     this.logger.warn({ campaignId: campaign.id, reason }, 'Campaign failed');
@@ -439,6 +595,35 @@ export class CampaignDispatcher {
     ]);
     await this.notify(manager, campaign, 'failed', `❌ ${subjectOf(campaign)} falhou: ${reason}.`);
     await this.lifecycle.campaignEnded(manager, campaign, counters, reason);
+  }
+
+  /**
+   * The engine's own pause: a person looks and resumes. `notify`: false when the company may
+   * not send (its notice would go through the same gateway).
+   */
+  private async pauseCampaign(
+    manager: EntityManager,
+    campaign: DispatchCampaign,
+    reason: string,
+    notify: boolean,
+  ): Promise<void> {
+    const counters = await this.repository.pause(manager, campaign.id, reason);
+    if (!counters) {
+      await this.repository.release(manager, campaign.id, this.workerId, null);
+      return;
+    }
+    this.logger.warn({ campaignId: campaign.id, reason }, 'Campaign paused by the engine');
+    await this.appendEvents(manager, campaign, [
+      pausedEvent(campaign, counters, this.clock.now(), reason),
+    ]);
+    if (notify) {
+      await this.notify(
+        manager,
+        campaign,
+        `paused:${counters.sentContacts + counters.failedContacts}`,
+        `⏸️ ${subjectOf(campaign)} foi pausada: ${reason}. Corrija e retome o envio.`,
+      );
+    }
   }
 
   /** Webhook events are about the company's campaigns; automation runs have their own records. */
@@ -466,19 +651,17 @@ export class CampaignDispatcher {
       gatewayConfigId: campaign.gatewayConfigId,
       phoneNumber: campaign.notificationPhone,
       text,
-      reason: `campaign_${what}`,
+      reason: `campaign_${what.split(':')[0]}`,
       dedupKey: `campaign:${campaign.id}:${what}`,
     });
   }
+}
 
-  /** A uniform draw in [min, max] seconds, taken before each message after the first. */
-  private nextPause(campaign: DispatchCampaign): (now: Date) => Date {
-    return (now) => {
-      const seconds =
-        campaign.minInterval + Math.random() * (campaign.maxInterval - campaign.minInterval);
-      return new Date(now.getTime() + Math.round(seconds * 1000));
-    };
-  }
+/** A uniform draw in [min, max] seconds (ms precision), taken before each message after the first. */
+function drawPauseSeconds(campaign: DispatchCampaign): number {
+  const seconds =
+    campaign.minInterval + Math.random() * (campaign.maxInterval - campaign.minInterval);
+  return Math.round(seconds * 1000) / 1000;
 }
 
 function subjectOf(campaign: DispatchCampaign): string {

@@ -26,6 +26,7 @@ import { GatewayCheckFailedError, NoValidContactsError } from '../domain/campaig
 import type { CampaignStatus } from '../domain/campaign-status';
 import { CampaignContactRow, CampaignsRepository } from '../infrastructure/campaigns.repository';
 import { CampaignInput, checkCampaignInput, prepareContacts } from './campaign-input';
+import { CampaignMediaCheck } from './campaign-media.check';
 import { ContactVariablesProvider } from './contact-variables.provider';
 import { DispatchWorker } from './dispatch-worker';
 
@@ -48,6 +49,7 @@ export class CampaignsService {
     private readonly gateway: MessagingGateway,
     private readonly settings: CompanySettingsService,
     private readonly variables: ContactVariablesProvider,
+    private readonly mediaCheck: CampaignMediaCheck,
     private readonly outbox: OutboxWriter,
     private readonly worker: DispatchWorker,
     private readonly config: AppConfig,
@@ -61,6 +63,10 @@ export class CampaignsService {
       timezone: this.config.appTimezone,
       defaultCountryCode: this.config.defaultCountryCode,
     });
+    const mediaUrl =
+      command.mediaUrl && checked.type === 'MEDIA' && !errors.some(([f]) => f === 'mediaUrl')
+        ? await this.mediaCheck.check(command.mediaUrl, checked.mediaType, command.fileName, errors)
+        : (command.mediaUrl ?? null);
     const contacts = prepareContacts(command.contacts, this.config.defaultCountryCode);
     if (contacts.phones.length === 0) {
       errors.push([
@@ -89,9 +95,6 @@ export class CampaignsService {
       await this.variables.assertUsable(session.companyId, command.databaseConfigId);
     }
     const resolved = await this.resolveGateway(session.companyId, command);
-    if (!command.isDraft) {
-      await this.assertInstanceConnected(resolved.target);
-    }
     const campaign = Campaign.create(
       {
         companyId: session.companyId,
@@ -102,7 +105,7 @@ export class CampaignsService {
         scheduledFor: checked.scheduledFor,
         type: checked.type,
         messageContent: command.message ?? null,
-        mediaUrl: command.mediaUrl ?? null,
+        mediaUrl,
         mediaType: checked.mediaType,
         fileName: command.fileName ?? null,
         caption: command.caption ?? null,
@@ -248,47 +251,70 @@ export class CampaignsService {
     }
   }
 
+  /**
+   * The configuration to send through, its instance checked unless this is a draft. Inline
+   * credentials are kept as a saved configuration (key encrypted at rest), one per URL and
+   * instance, so every campaign response can name its gatewayConfig and the engine reads the
+   * key from one place; the newest key given wins, but only once the gateway accepted it: a
+   * typo must not break the campaigns already sending with the saved key.
+   */
   private async resolveGateway(
     companyId: number,
     command: CreateCampaignCommand,
   ): Promise<{ config: GatewayConfigSummary; target: GatewayTarget }> {
     if (command.gatewayConfigId !== undefined) {
-      return this.gatewayConfigs.resolveTarget(companyId, command.gatewayConfigId);
+      const resolved = await this.gatewayConfigs.resolveTarget(companyId, command.gatewayConfigId);
+      if (!command.isDraft) {
+        await this.assertInstanceConnected(resolved.target);
+      }
+      return resolved;
     }
-    return this.inlineGateway(companyId, {
+    const input = {
       name: (command.gatewayInstance as string).trim(),
       url: (command.gatewayUrl as string).trim(),
       apiKey: (command.gatewayApiKey as string).trim(),
       instance: (command.gatewayInstance as string).trim(),
-    });
-  }
-
-  /**
-   * Credentials given inline are kept as a saved configuration (key encrypted at rest), one
-   * per URL and instance, so every campaign response can name its gatewayConfig and the
-   * engine reads the key from one place. The newest key given wins.
-   */
-  private async inlineGateway(
-    companyId: number,
-    input: { name: string; url: string; apiKey: string; instance: string },
-  ): Promise<{ config: GatewayConfigSummary; target: GatewayTarget }> {
+    };
     const existing = (await this.gatewayConfigs.list(companyId)).find(
       (config) => config.url === input.url && config.instance === input.instance,
     );
-    if (existing) {
+    const current = existing
+      ? await this.gatewayConfigs.resolveTarget(companyId, existing.id).catch(() => null)
+      : null;
+    if (!command.isDraft) {
+      await this.assertInstanceConnected({
+        url: input.url,
+        apiKey: input.apiKey,
+        instance: input.instance,
+      });
+    } else if (existing && current?.target.apiKey !== input.apiKey) {
+      await this.assertKeyAccepted({
+        url: input.url,
+        apiKey: input.apiKey,
+        instance: input.instance,
+      });
+    }
+    if (current?.target.apiKey === input.apiKey) {
       // The same key again (every campaign of an integration sends it) writes nothing: a
       // rewrite per campaign made concurrent creations queue on the configuration's row.
-      const current = await this.gatewayConfigs
-        .resolveTarget(companyId, existing.id)
-        .catch(() => null);
-      if (current?.target.apiKey === input.apiKey) {
-        return current;
-      }
+      return current;
     }
     const saved = existing
       ? await this.gatewayConfigs.update(companyId, existing.id, { apiKey: input.apiKey })
       : await this.gatewayConfigs.create(companyId, input);
     return this.gatewayConfigs.resolveTarget(companyId, saved.id);
+  }
+
+  /** A draft's new key for a saved configuration: the gateway must accept it, connected or not. */
+  private async assertKeyAccepted(target: GatewayTarget): Promise<void> {
+    try {
+      await this.gateway.connectionState(target);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) {
+        throw error;
+      }
+      throw new GatewayCheckFailedError(gatewayCheckMessage(error));
+    }
   }
 
   /** Creation checks the gateway: unknown instance, refused key or a disconnected instance is a 400. */
@@ -322,6 +348,7 @@ function gatewayCheckMessage(error: GatewayError): string {
     case 'refused_number':
     case 'rejected':
     case 'transient':
+    case 'uncertain':
       return `Não foi possível verificar o gateway: ${error.message}`.slice(0, 300);
   }
 }

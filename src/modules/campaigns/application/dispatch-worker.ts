@@ -4,15 +4,16 @@ import { Clock } from '../../../common/time/clock';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
+import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
 import { OutboxWriter } from '../../outbox/infrastructure/outbox.writer';
 import { startedEvent } from '../domain/campaign-events';
+import { DISPATCH_CHANNEL } from '../infrastructure/dispatch-channel';
 import { DispatchRepository } from '../infrastructure/dispatch.repository';
 import { CampaignDispatcher } from './campaign-dispatcher';
 
 /** Campaigns one worker sends to at the same time (each one message at a time). */
 export const MAX_CAMPAIGNS_IN_FLIGHT = 128;
-export const DISPATCH_CHANNEL = 'campaign_dispatch';
 const IDLE_MS = 1_000;
 const SCHEDULED_CHECK_INTERVAL_MS = 1_000;
 
@@ -40,10 +41,15 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
     private readonly health: HealthRegistry,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly liveness: WorkerLiveness,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.health.register('queue', () => this.healthProbe());
+    if (this.config.runsWorkers) {
+      // Held before the first claim, so that no other worker mistakes this one for dead.
+      await this.liveness.start();
+    }
     if (await this.loopRunner.start()) {
       this.logger.log({ workerId: this.dispatcher.workerId }, 'Campaign dispatch started');
     }
@@ -61,6 +67,10 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async step(): Promise<number | null> {
+    if (!this.liveness.holdsLock) {
+      // Our liveness lock is gone: other workers may be taking our campaigns over right now.
+      return IDLE_MS;
+    }
     const started = await this.startScheduled();
     const claims = await this.repository.claimDue(
       this.dispatcher.workerId,

@@ -1,7 +1,11 @@
 import { CampaignCounts, formatDuration, pendingOf, progressPercentage } from './campaign-stats';
 
 export type CampaignEventType =
-  'campaign.started' | 'campaign.progress' | 'campaign.completed' | 'campaign.failed';
+  | 'campaign.started'
+  | 'campaign.progress'
+  | 'campaign.completed'
+  | 'campaign.failed'
+  | 'campaign.paused';
 
 export interface CampaignEvent {
   companyId: number;
@@ -85,4 +89,14 @@ export function failedEvent(
   reason: string,
 ): CampaignEvent {
   return event('campaign.failed', campaign, counts, now, {}, { reason });
+}
+
+/** The engine paused the campaign (our own repeated errors, a deactivated company); a person resumes it. */
+export function pausedEvent(
+  campaign: CampaignRef,
+  counts: CampaignCounts,
+  now: Date,
+  reason: string,
+): CampaignEvent {
+  return event('campaign.paused', campaign, counts, now, {}, { reason });
 }

@@ -1,7 +1,7 @@
 import type { OutgoingMessage } from '../../gateway/domain/messaging-gateway';
 import type { CampaignMediaType, PollDefinition } from './campaign.entity';
 import { CampaignType } from './campaign-status';
-import { mimeTypeFor } from './media-kind';
+import { documentFileName, mimeTypeFor } from './media-kind';
 import { renderMessage } from './message-template';
 
 export interface CampaignContent {
@@ -58,14 +58,40 @@ function mediaMessages(
     return text.trim() ? [...audio, { kind: 'text', text }] : audio;
   }
   const caption = content.caption ? renderMessage(content.caption, contact, recordValues) : text;
+  const mediaType = content.mediaType ?? 'document';
+  const mimeType = mimeTypeFor(media, content.fileName);
+  const fileName =
+    mediaType === 'document'
+      ? documentFileName(media, content.fileName, mimeType)
+      : content.fileName;
   return [
     {
       kind: 'media',
-      mediaType: content.mediaType ?? 'document',
+      mediaType,
       media,
-      mimeType: mimeTypeFor(media, content.fileName),
-      fileName: content.fileName ?? undefined,
-      caption: caption || undefined,
+      mimeType,
+      fileName: fileName ?? undefined,
+      caption: caption.trim() ? caption : undefined,
     },
   ];
+}
+
+/**
+ * A message the gateway would refuse as empty ("Text is required") or that says nothing: a
+ * text or poll question that rendered blank (a template of variables the contact has no
+ * value for). Media always carry their file.
+ */
+export function isBlankMessage(message: OutgoingMessage | undefined): boolean {
+  if (!message) {
+    return true;
+  }
+  switch (message.kind) {
+    case 'text':
+      return message.text.trim() === '';
+    case 'poll':
+      return message.name.trim() === '';
+    case 'media':
+    case 'audio':
+      return false;
+  }
 }

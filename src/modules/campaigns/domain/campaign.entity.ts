@@ -70,6 +70,14 @@ export class Campaign {
   @Column({ name: 'paused_at', type: 'timestamptz', nullable: true }) pausedAt!: Date | null;
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true }) completedAt!: Date | null;
   @Column({ name: 'failure_reason', type: 'text', nullable: true }) failureReason!: string | null;
+  /** Why the engine paused it (our own repeated errors, a deactivated company); null when a person did. */
+  @Column({ name: 'pause_reason', type: 'text', nullable: true }) pauseReason!: string | null;
+  /** Our own errors in a row before a gateway call; the engine pauses the campaign at a few. */
+  @Column({ name: 'internal_error_streak', type: 'integer', default: 0 })
+  internalErrorStreak!: number;
+  /** FAILED contacts whose send outcome stayed unknown (never found in the gateway's store). */
+  @Column({ name: 'unknown_outcome_contacts', type: 'integer', default: 0 })
+  unknownOutcomeContacts!: number;
   @Column({ name: 'total_contacts', type: 'integer' }) totalContacts!: number;
   @Column({ name: 'sent_contacts', type: 'integer' }) sentContacts!: number;
   @Column({ name: 'failed_contacts', type: 'integer' }) failedContacts!: number;
@@ -110,6 +118,9 @@ export class Campaign {
       pausedAt: null,
       completedAt: null,
       failureReason: null,
+      pauseReason: null,
+      internalErrorStreak: 0,
+      unknownOutcomeContacts: 0,
       totalContacts: 0,
       sentContacts: 0,
       failedContacts: 0,
@@ -137,6 +148,8 @@ export class Campaign {
   resume(now: Date): void {
     this.move('resume', now);
     this.pausedAt = null;
+    this.pauseReason = null;
+    this.internalErrorStreak = 0;
     this.nextSendAt = now;
   }
 

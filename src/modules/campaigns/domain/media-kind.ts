@@ -100,3 +100,44 @@ export function mimeTypeFor(mediaUrl: string, fileName?: string | null): string 
     (fileName && /\.([A-Za-z0-9]{1,5})$/.exec(fileName)?.[1]) || extensionOf(mediaUrl);
   return extension ? MIME_BY_EXTENSION[extension.toLowerCase()] : undefined;
 }
+
+const EXTENSION_BY_MIME: Record<string, string> = Object.fromEntries(
+  Object.entries(MIME_BY_EXTENSION)
+    .filter(([extension]) => extension !== 'jpeg')
+    .map(([extension, mime]) => [mime, extension]),
+);
+
+function fileExtension(name: string): string | null {
+  return /\.([A-Za-z0-9]{1,5})$/.exec(name)?.[1]?.toLowerCase() ?? null;
+}
+
+function lastPathSegment(mediaUrl: string): string | null {
+  try {
+    const segment = new URL(mediaUrl).pathname.split('/').pop() ?? '';
+    return segment ? decodeURIComponent(segment) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The name a document goes out with, always with an extension: the gateway derives the
+ * document's MIME type from it, and without one it sends the literal mimetype "false" (or
+ * fails). From the given name, else the URL's file name, else "documento"; the extension from
+ * the name itself, else the MIME type, else the URL. Null when no extension can be known.
+ */
+export function documentFileName(
+  mediaUrl: string,
+  fileName: string | null,
+  mimeType: string | null | undefined,
+): string | null {
+  const fromUrl = isDataUri(mediaUrl) ? null : lastPathSegment(mediaUrl);
+  const base = fileName?.trim() || (fromUrl && fileExtension(fromUrl) ? fromUrl : null);
+  if (base && fileExtension(base)) {
+    return base;
+  }
+  const extension =
+    (mimeType ? EXTENSION_BY_MIME[mimeType.toLowerCase()] : undefined) ??
+    (fromUrl ? fileExtension(fromUrl) : null);
+  return extension ? `${base ?? 'documento'}.${extension}` : null;
+}

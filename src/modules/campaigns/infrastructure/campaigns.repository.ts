@@ -1,9 +1,11 @@
+import { DISPATCH_CHANNEL } from './dispatch-channel';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { ResourceNotFoundError, TenantRepository } from '../../../common/tenancy/owned-resource';
 import { Campaign } from '../domain/campaign.entity';
 import type { CampaignStatus } from '../domain/campaign-status';
+import type { CampaignContactStatus } from '../domain/campaign-contact-status';
 
 export const CAMPAIGN_KIND = { code: 'CAMPAIGN', notFoundMessage: 'Campanha não encontrada' };
 
@@ -11,7 +13,7 @@ export interface CampaignContactRow {
   id: string;
   phoneNumber: string;
   name: string;
-  status: 'PENDING' | 'SENDING' | 'SENT' | 'FAILED';
+  status: CampaignContactStatus;
   sentAt: Date | null;
   failedAt: Date | null;
   failureReason: string | null;
@@ -84,6 +86,8 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     await manager.update(Campaign, campaign.id, {
       status: campaign.status,
       pausedAt: campaign.pausedAt,
+      pauseReason: campaign.pauseReason,
+      internalErrorStreak: campaign.internalErrorStreak,
       completedAt: campaign.completedAt,
       nextSendAt: campaign.nextSendAt,
       updatedAt: campaign.updatedAt,
@@ -169,6 +173,6 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
 
   /** Wakes the dispatch workers of every instance (LISTEN campaign_dispatch). */
   async announce(manager: EntityManager): Promise<void> {
-    await manager.query(`SELECT pg_notify('campaign_dispatch', '')`);
+    await manager.query(`SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
   }
 }

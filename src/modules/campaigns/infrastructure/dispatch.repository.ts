@@ -2,11 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { SentContact } from '../../user-databases/application/system-contacts.recorder';
 import { queryRows } from '../../../database/query-rows';
 import { DataSource, EntityManager } from 'typeorm';
+import { holderIsGoneSql } from '../../../common/work/worker-liveness';
 import { statusesAllowing } from '../domain/campaign-status';
+import {
+  contactStatusesAllowing,
+  UNFINISHED_CONTACT_STATUSES,
+} from '../domain/campaign-contact-status';
 import type { CampaignMediaType, PollDefinition } from '../domain/campaign.entity';
 import type { CampaignType } from '../domain/campaign-status';
-
-export const INTERRUPTED_SEND_REASON = 'envio interrompido';
 
 /** The campaign as the engine needs it for one send. */
 export interface DispatchCampaign {
@@ -34,6 +37,8 @@ export interface DispatchCampaign {
   disconnectedSince: Date | null;
   lockedBy: string | null;
   automationRunId: string | null;
+  /** The company may send: false once an admin deactivated it. */
+  companyActive: boolean;
 }
 
 export interface ContactToSend {
@@ -41,6 +46,8 @@ export interface ContactToSend {
   phoneNumber: string;
   name: string;
   attempts: number;
+  /** On the company's block list now (blocked after the campaign was created). */
+  blocked: boolean;
 }
 
 interface TakenContactColumns {
@@ -48,6 +55,7 @@ interface TakenContactColumns {
   contactPhoneNumber: string;
   contactName: string;
   contactAttempts: number;
+  contactBlocked: boolean;
 }
 
 export interface CampaignCounters {
@@ -58,6 +66,28 @@ export interface CampaignCounters {
   status: string;
 }
 
+/** How a contact goes back to PENDING, and what that says about the campaign. */
+export interface Requeue {
+  /** The contact's next attempt, from now. */
+  retryInMs: number;
+  /** False when the attempt never reached WhatsApp's side of things (instance down, our error). */
+  countAttempt: boolean;
+  /** The campaign's next send, from now. */
+  nextSendInMs: number;
+  cause: 'gateway' | 'disconnected' | 'internal';
+}
+
+export interface RequeueResult {
+  /** This worker still held the lease (and gave it back). */
+  leaseHeld: boolean;
+  /** How long the instance has been disconnected, by the database clock (0 when connected). */
+  disconnectedForMs: number;
+  /** Since when (one incident, one notice); null when connected. */
+  disconnectedSince: Date | null;
+  /** Our own errors in a row, this one included (0 unless cause is internal). */
+  internalErrorStreak: number;
+}
+
 const CAMPAIGN_COLUMNS = `
   id, company_id AS "companyId", status, type, message_content AS "messageContent", media_url AS "mediaUrl",
   media_type AS "mediaType", file_name AS "fileName", caption, poll_data AS "pollData",
@@ -65,18 +95,24 @@ const CAMPAIGN_COLUMNS = `
   min_interval AS "minInterval", max_interval AS "maxInterval", notification_phone AS "notificationPhone",
   name, total_contacts AS "totalContacts", sent_contacts AS "sentContacts", failed_contacts AS "failedContacts",
   progress_step AS "progressStep", started_at AS "startedAt", disconnected_since AS "disconnectedSince",
-  locked_by AS "lockedBy", automation_run_id AS "automationRunId"`;
+  locked_by AS "lockedBy", automation_run_id AS "automationRunId",
+  (SELECT is_active FROM companies WHERE companies.id = campaigns.company_id) AS "companyActive"`;
+
+const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
+  failed_contacts AS "failedContacts", progress_step AS "progressStep", status`;
+
+/** Whether the contact row `c` is on its company's active block list, when the company uses one. */
+const CONTACT_IS_BLOCKED = `EXISTS (SELECT 1 FROM blocked_contacts b JOIN companies co ON co.id = b.company_id
+                                     WHERE b.company_id = c.company_id AND b.phone_number = c.phone_number
+                                       AND b.is_active AND co.blocked_contacts_enabled)`;
 
 /**
- * A send that ends after its campaign was paused, cancelled or completed schedules nothing:
- * resume sets its own time, and an ended campaign keeps no next send.
- */
-const NEXT_SEND_AT_IF_ACTIVE = `CASE WHEN status = 'ACTIVE' THEN $4 ELSE next_send_at END`;
-
-/**
- * The engine's SQL. Campaign rows are claimed with SKIP LOCKED and a lease (locked_until), so
- * two workers never hold one campaign; a contact is marked SENDING and committed before the
- * gateway call, so it is never sent twice.
+ * The engine's SQL. Campaign rows are claimed with SKIP LOCKED and a lease (locked_by,
+ * locked_until), taken over when the lease runs out or its holder's liveness lock is gone. A
+ * contact is marked SENDING and committed before the gateway call, so it is never sent twice.
+ * Every contact transition is guarded by the statuses the transition table allows it from,
+ * and counters move in the same statement as the row they count, by the rows that moved. All
+ * times come from the database clock.
  */
 @Injectable()
 export class DispatchRepository {
@@ -100,8 +136,9 @@ export class DispatchRepository {
   }
 
   /**
-   * Leases up to `limit` due ACTIVE campaigns that nobody holds, or whose holder's lease ran
-   * out. `takenOver` tells the second case: only then can a contact have been left SENDING.
+   * Leases up to `limit` due ACTIVE campaigns that nobody holds, whose holder's lease ran out,
+   * or whose holder is dead (its liveness lock is gone: see WorkerLiveness). `takenOver` tells
+   * the last two cases: only then can a contact have been left SENDING.
    */
   async claimDue(
     workerId: string,
@@ -114,12 +151,13 @@ export class DispatchRepository {
     return queryRows<{ id: number; takenOver: boolean }>(
       this.dataSource,
       `UPDATE campaigns c SET locked_by = $1, locked_until = now() + make_interval(secs => $3)
-         FROM (SELECT id, locked_until AS previous_lease FROM campaigns
+         FROM (SELECT id, locked_by AS previous_holder FROM campaigns
                 WHERE status = 'ACTIVE' AND next_send_at <= now()
-                  AND (locked_until IS NULL OR locked_until < now())
+                  AND (locked_until IS NULL OR locked_until < now()
+                       OR (locked_by <> $1 AND ${holderIsGoneSql('locked_by')}))
                 ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
         WHERE c.id = due.id
-        RETURNING c.id, due.previous_lease IS NOT NULL AS "takenOver"`,
+        RETURNING c.id, due.previous_holder IS NOT NULL AS "takenOver"`,
       [workerId, limit, leaseSeconds],
     );
   }
@@ -127,9 +165,9 @@ export class DispatchRepository {
   /**
    * The common start of a send in one statement, committed on return (no transaction around
    * it): renews the lease of `workerId` on the campaign (row-locking it) and, when the
-   * campaign is ACTIVE, marks its next ready contact SENDING. The campaign is null when the
-   * lease is not this worker's; the contact is null when it is not ACTIVE or has no contact
-   * ready.
+   * campaign is ACTIVE and its company active, marks its next ready contact SENDING. The
+   * campaign is null when the lease is not this worker's; the contact is null when nothing
+   * may be sent now.
    */
   async beginLeasedSend(
     campaignId: number,
@@ -143,25 +181,33 @@ export class DispatchRepository {
           WHERE id = $1 AND locked_by = $2
           RETURNING ${CAMPAIGN_COLUMNS}),
        taken AS (
-         UPDATE campaign_contacts
+         UPDATE campaign_contacts c
             SET status = 'SENDING', sending_started_at = now(), retry_count = retry_count + 1
           WHERE id = (SELECT id FROM campaign_contacts
-                       WHERE campaign_id = $1 AND status = 'PENDING'
+                       WHERE campaign_id = $1 AND status = ANY($4)
                          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
                          AND EXISTS (SELECT 1 FROM campaign
-                                      WHERE status = 'ACTIVE' AND "lockedBy" = $2)
+                                      WHERE status = 'ACTIVE' AND "lockedBy" = $2 AND "companyActive")
                        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING id, phone_number, name, retry_count)
+          RETURNING id, phone_number, name, retry_count, ${CONTACT_IS_BLOCKED} AS blocked)
        SELECT campaign.*, taken.id AS "contactId", taken.phone_number AS "contactPhoneNumber",
-              taken.name AS "contactName", taken.retry_count AS "contactAttempts"
+              taken.name AS "contactName", taken.retry_count AS "contactAttempts",
+              taken.blocked AS "contactBlocked"
          FROM campaign LEFT JOIN taken ON true`,
-      [campaignId, workerId, leaseSeconds],
+      [campaignId, workerId, leaseSeconds, contactStatusesAllowing('take')],
     );
     const row = rows[0];
     if (!row) {
       return { campaign: null, contact: null };
     }
-    const { contactId, contactPhoneNumber, contactName, contactAttempts, ...campaign } = row;
+    const {
+      contactId,
+      contactPhoneNumber,
+      contactName,
+      contactAttempts,
+      contactBlocked,
+      ...campaign
+    } = row;
     const contact =
       contactId === null
         ? null
@@ -170,6 +216,7 @@ export class DispatchRepository {
             phoneNumber: contactPhoneNumber,
             name: contactName,
             attempts: contactAttempts,
+            blocked: contactBlocked,
           };
     return { campaign, contact };
   }
@@ -185,134 +232,202 @@ export class DispatchRepository {
   }
 
   /**
-   * A contact left SENDING by a worker whose lease expired may or may not have been sent:
-   * it is failed, never retried (SPEC-EXTENSIONS.md 4). Called by the new lease holder.
+   * A contact left SENDING by a worker that died or lost its lease may or may not have been
+   * sent: it becomes UNCERTAIN, to be reconciled with the gateway's store, never sent again.
+   * Called by the new lease holder; returns the contacts, for the automations' sent-log.
    */
-  async failInterruptedSends(manager: EntityManager, campaignId: number): Promise<number> {
-    const rows = await queryRows<{ id: string }>(
+  async doubtInterruptedSends(
+    manager: EntityManager,
+    campaignId: number,
+    firstReconcileDelayMs: number,
+  ): Promise<ContactToSend[]> {
+    return queryRows<ContactToSend>(
       manager,
-      `UPDATE campaign_contacts SET status = 'FAILED', failed_at = now(), failure_reason = $2
-        WHERE campaign_id = $1 AND status = 'SENDING' RETURNING id`,
-      [campaignId, INTERRUPTED_SEND_REASON],
+      `UPDATE campaign_contacts
+          SET status = 'UNCERTAIN', reconcile_attempts = 0,
+              reconcile_at = coalesce(sending_started_at, now()) + make_interval(secs => $3::float / 1000)
+        WHERE campaign_id = $1 AND status = ANY($2)
+        RETURNING id, phone_number AS "phoneNumber", name, retry_count AS attempts, false AS blocked`,
+      [campaignId, contactStatusesAllowing('doubt'), firstReconcileDelayMs],
     );
-    if (rows.length > 0) {
-      await manager.query(
-        `UPDATE campaigns SET failed_contacts = failed_contacts + $2, updated_at = now() WHERE id = $1`,
-        [campaignId, rows.length],
-      );
-    }
-    return rows.length;
   }
 
   /** Marks the next ready contact SENDING (an attempt begins) and returns it. */
   async takeNextContact(manager: EntityManager, campaignId: number): Promise<ContactToSend | null> {
     const rows = await queryRows<ContactToSend>(
       manager,
-      `UPDATE campaign_contacts SET status = 'SENDING', sending_started_at = now(), retry_count = retry_count + 1
+      `UPDATE campaign_contacts c
+          SET status = 'SENDING', sending_started_at = now(), retry_count = retry_count + 1
         WHERE id = (SELECT id FROM campaign_contacts
-                     WHERE campaign_id = $1 AND status = 'PENDING'
+                     WHERE campaign_id = $1 AND status = ANY($2)
                        AND (next_attempt_at IS NULL OR next_attempt_at <= now())
                      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, phone_number AS "phoneNumber", name, retry_count AS attempts`,
-      [campaignId],
+        RETURNING id, phone_number AS "phoneNumber", name, retry_count AS attempts,
+                  ${CONTACT_IS_BLOCKED} AS blocked`,
+      [campaignId, contactStatusesAllowing('take')],
     );
     return rows[0] ?? null;
   }
 
-  /** When the earliest contact waiting for a retry becomes ready; null when none waits. */
-  async nextRetryAt(manager: EntityManager, campaignId: number): Promise<Date | null> {
-    const rows = await queryRows<{ at: Date | null }>(
+  /**
+   * When a campaign with nothing ready should look again: its earliest retry, or a second
+   * after its earliest reconciliation is due; null when no contact is unfinished.
+   */
+  async nextLookAt(manager: EntityManager, campaignId: number): Promise<Date | null> {
+    const rows = await queryRows<{ at: Date | null; unfinished: boolean }>(
       manager,
-      `SELECT min(next_attempt_at) AS at FROM campaign_contacts WHERE campaign_id = $1 AND status = 'PENDING'`,
-      [campaignId],
+      `SELECT least(min(next_attempt_at) FILTER (WHERE status = 'PENDING'),
+                    min(reconcile_at) FILTER (WHERE status = 'UNCERTAIN') + interval '1 second',
+                    now() + interval '5 seconds') AS at,
+              count(*) > 0 AS unfinished
+         FROM campaign_contacts WHERE campaign_id = $1 AND status = ANY($2)`,
+      [campaignId, UNFINISHED_CONTACT_STATUSES],
     );
-    return rows[0]?.at ?? null;
+    const row = rows[0];
+    return row?.unfinished ? (row.at ?? new Date()) : null;
   }
 
-  async hasUnfinishedContacts(manager: EntityManager, campaignId: number): Promise<boolean> {
-    const rows = await queryRows<unknown>(
+  /**
+   * A delivered message in one statement: the contact SENT (from SENDING, or from UNCERTAIN
+   * when the send outlived its lease and another worker is reconciling it: it did go out),
+   * the sent counter by the rows that moved, and — while `workerId` still holds the lease —
+   * the next send time `pauseSeconds` from now by the database clock. The lease stays: the
+   * caller still has the progress events to write, or the next message to send.
+   */
+  async recordDelivered(
+    campaignId: number,
+    workerId: string,
+    contact: { id: string; messageId: string | null },
+    pauseSeconds: number,
+    manager?: EntityManager,
+  ): Promise<CampaignCounters & { leaseHeld: boolean }> {
+    const rows = await queryRows<CampaignCounters & { leaseHeld: boolean }>(
+      manager ?? this.dataSource,
+      `WITH sent AS (
+         UPDATE campaign_contacts SET status = 'SENT', sent_at = now(), gateway_message_id = $3,
+                reconcile_at = NULL
+          WHERE id = $2 AND status = ANY($5)
+          RETURNING id)
+       UPDATE campaigns
+          SET sent_contacts = sent_contacts + (SELECT count(*)::int FROM sent),
+              next_send_at = CASE WHEN locked_by = $6 AND status = 'ACTIVE'
+                                  THEN now() + make_interval(secs => $4) ELSE next_send_at END,
+              disconnected_since = CASE WHEN locked_by = $6 THEN NULL ELSE disconnected_since END,
+              internal_error_streak = CASE WHEN locked_by = $6 THEN 0 ELSE internal_error_streak END,
+              updated_at = now()
+        WHERE id = $1
+        RETURNING ${COUNTER_COLUMNS}, locked_by IS NOT DISTINCT FROM $6 AS "leaseHeld"`,
+      [
+        campaignId,
+        contact.id,
+        contact.messageId,
+        pauseSeconds,
+        contactStatusesAllowing('deliver'),
+        workerId,
+      ],
+    );
+    return rows[0];
+  }
+
+  /** The contact FAILED (not to be sent), counted in the same statement. */
+  async failContact(
+    manager: EntityManager,
+    campaignId: number,
+    contactId: string,
+    reason: string,
+  ): Promise<CampaignCounters> {
+    const rows = await queryRows<CampaignCounters>(
       manager,
-      `SELECT 1 FROM campaign_contacts WHERE campaign_id = $1 AND status IN ('PENDING', 'SENDING') LIMIT 1`,
-      [campaignId],
+      `WITH failed AS (
+         UPDATE campaign_contacts SET status = 'FAILED', failed_at = now(), failure_reason = left($3, 500)
+          WHERE id = $2 AND status = ANY($4)
+          RETURNING id)
+       UPDATE campaigns SET failed_contacts = failed_contacts + (SELECT count(*)::int FROM failed),
+              updated_at = now()
+        WHERE id = $1
+        RETURNING ${COUNTER_COLUMNS}`,
+      [campaignId, contactId, reason, contactStatusesAllowing('fail')],
+    );
+    return rows[0];
+  }
+
+  /**
+   * The outcome is unknown: the contact UNCERTAIN, its first look into the gateway's store
+   * `firstReconcileDelayMs` after the send began. Counters do not move until it is resolved.
+   */
+  async doubtContact(
+    manager: EntityManager,
+    contactId: string,
+    firstReconcileDelayMs: number,
+  ): Promise<boolean> {
+    const rows = await queryRows<{ id: string }>(
+      manager,
+      `UPDATE campaign_contacts
+          SET status = 'UNCERTAIN', reconcile_attempts = 0,
+              reconcile_at = coalesce(sending_started_at, now()) + make_interval(secs => $3::float / 1000)
+        WHERE id = $1 AND status = ANY($2)
+        RETURNING id`,
+      [contactId, contactStatusesAllowing('doubt'), firstReconcileDelayMs],
     );
     return rows.length > 0;
   }
 
-  /**
-   * A delivered message in one statement: the contact SENT — from SENDING, or from FAILED when
-   * the send outlived its lease and was written off as interrupted (it did go out) — and the
-   * campaign's counters and its next send time; in `manager`'s transaction, or committed on
-   * its own. The lease stays: the caller still has the progress events to write, or the next
-   * message to send, before releasing it.
-   */
-  async recordSent(
-    campaignId: number,
-    contact: { id: string; messageId: string | null },
-    nextSendAt: Date,
-    manager?: EntityManager,
-  ): Promise<CampaignCounters> {
-    const rows = await queryRows<CampaignCounters>(
-      manager ?? this.dataSource,
-      `WITH old AS (SELECT status FROM campaign_contacts WHERE id = $2 FOR UPDATE),
-       sent AS (
-         UPDATE campaign_contacts SET status = 'SENT', sent_at = now(), gateway_message_id = $3,
-                failed_at = NULL, failure_reason = NULL
-          WHERE id = $2
-          RETURNING (SELECT status FROM old) = 'FAILED' AS was_failed)
-       UPDATE campaigns
-          SET sent_contacts = sent_contacts + 1,
-              failed_contacts = failed_contacts - (SELECT count(*)::int FROM sent WHERE was_failed),
-              next_send_at = ${NEXT_SEND_AT_IF_ACTIVE}, updated_at = now(), disconnected_since = NULL
-        WHERE id = $1
-        RETURNING total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
-                  failed_contacts AS "failedContacts", progress_step AS "progressStep", status`,
-      [campaignId, contact.id, contact.messageId, nextSendAt],
-    );
-    return rows[0];
-  }
-
-  async markFailed(manager: EntityManager, contactId: string, reason: string): Promise<void> {
-    await manager.query(
-      `UPDATE campaign_contacts SET status = 'FAILED', failed_at = now(), failure_reason = left($2, 500)
-        WHERE id = $1 AND status = 'SENDING'`,
-      [contactId, reason],
-    );
-  }
-
-  /** Back to PENDING; `countAttempt` false when the attempt never reached WhatsApp (instance down). */
-  async markForRetry(
+  /** The contact back to PENDING, and what that says about the campaign (see Requeue). */
+  async requeueContact(
     manager: EntityManager,
+    campaignId: number,
     contactId: string,
-    retryAt: Date,
-    countAttempt: boolean,
+    requeue: Requeue,
   ): Promise<void> {
     await manager.query(
       `UPDATE campaign_contacts
-          SET status = 'PENDING', next_attempt_at = $2,
-              retry_count = CASE WHEN $3 THEN retry_count ELSE retry_count - 1 END
-        WHERE id = $1 AND status = 'SENDING'`,
-      [contactId, retryAt, countAttempt],
+          SET status = 'PENDING', next_attempt_at = now() + make_interval(secs => $3::float / 1000),
+              retry_count = CASE WHEN $4 THEN retry_count ELSE retry_count - 1 END
+        WHERE id = $1 AND campaign_id = $5 AND status = ANY($2)`,
+      [
+        contactId,
+        contactStatusesAllowing('requeue'),
+        requeue.retryInMs,
+        requeue.countAttempt,
+        campaignId,
+      ],
     );
   }
 
-  /** Counts the outcome, schedules the next send and releases the lease, in one statement. */
-  async recordOutcome(
+  /**
+   * After an outcome that sent nothing: schedules the campaign's next send `nextSendInMs`
+   * from now, notes a disconnection or our own error, and gives the lease back — only while
+   * `workerId` holds it; a worker that lost it changes nothing here.
+   */
+  async rescheduleAndRelease(
     manager: EntityManager,
     campaignId: number,
-    outcome: { sent: number; failed: number; nextSendAt: Date | null; connected: boolean },
-  ): Promise<CampaignCounters> {
-    const rows = await queryRows<CampaignCounters>(
+    workerId: string,
+    next: { nextSendInMs: number; cause: Requeue['cause'] | 'sent' | 'failed' },
+  ): Promise<RequeueResult> {
+    const rows = await queryRows<{
+      disconnectedForMs: number;
+      disconnectedSince: Date | null;
+      internalErrorStreak: number;
+    }>(
       manager,
       `UPDATE campaigns
-          SET sent_contacts = sent_contacts + $2, failed_contacts = failed_contacts + $3,
-              next_send_at = ${NEXT_SEND_AT_IF_ACTIVE}, locked_until = NULL, locked_by = NULL, updated_at = now(),
-              disconnected_since = CASE WHEN $5 THEN NULL ELSE coalesce(disconnected_since, now()) END
-        WHERE id = $1
-        RETURNING total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
-                  failed_contacts AS "failedContacts", progress_step AS "progressStep", status`,
-      [campaignId, outcome.sent, outcome.failed, outcome.nextSendAt, outcome.connected],
+          SET next_send_at = CASE WHEN status = 'ACTIVE'
+                                  THEN now() + make_interval(secs => $3::float / 1000)
+                                  ELSE next_send_at END,
+              disconnected_since = CASE WHEN $4 = 'disconnected' THEN coalesce(disconnected_since, now())
+                                        WHEN $4 = 'internal' THEN disconnected_since ELSE NULL END,
+              internal_error_streak = CASE WHEN $4 = 'internal' THEN internal_error_streak + 1 ELSE 0 END,
+              locked_by = NULL, locked_until = NULL, updated_at = now()
+        WHERE id = $1 AND locked_by = $2
+        RETURNING (extract(epoch FROM now() - coalesce(disconnected_since, now())) * 1000)::float AS "disconnectedForMs",
+                  disconnected_since AS "disconnectedSince", internal_error_streak AS "internalErrorStreak"`,
+      [campaignId, workerId, next.nextSendInMs, next.cause],
     );
-    return rows[0];
+    const row = rows[0];
+    return row
+      ? { leaseHeld: true, ...row }
+      : { leaseHeld: false, disconnectedForMs: 0, disconnectedSince: null, internalErrorStreak: 0 };
   }
 
   async setProgressStep(manager: EntityManager, campaignId: number, step: number): Promise<void> {
@@ -330,15 +445,17 @@ export class DispatchRepository {
     );
   }
 
+  /** Gives `workerId`'s lease back, moving the next send to `nextSendAt` when given. */
   async release(
     manager: EntityManager | DataSource,
     campaignId: number,
+    workerId: string,
     nextSendAt: Date | null,
   ): Promise<void> {
     await manager.query(
       `UPDATE campaigns SET locked_until = NULL, locked_by = NULL, next_send_at = coalesce($2, next_send_at)
-        WHERE id = $1`,
-      [campaignId, nextSendAt],
+        WHERE id = $1 AND locked_by = $3`,
+      [campaignId, nextSendAt, workerId],
     );
   }
 
@@ -348,9 +465,9 @@ export class DispatchRepository {
       `UPDATE campaigns SET status = 'COMPLETED', completed_at = now(), next_send_at = NULL,
               locked_until = NULL, locked_by = NULL, updated_at = now()
         WHERE id = $1 AND status = ANY($2)
-        RETURNING total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
-                  failed_contacts AS "failedContacts", progress_step AS "progressStep", status`,
-      [campaignId, statusesAllowing('complete')],
+          AND NOT EXISTS (SELECT 1 FROM campaign_contacts WHERE campaign_id = $1 AND status = ANY($3))
+        RETURNING ${COUNTER_COLUMNS}`,
+      [campaignId, statusesAllowing('complete'), UNFINISHED_CONTACT_STATUSES],
     );
     return rows[0] ?? null;
   }
@@ -365,9 +482,25 @@ export class DispatchRepository {
       `UPDATE campaigns SET status = 'FAILED', failure_reason = $3, completed_at = now(), next_send_at = NULL,
               locked_until = NULL, locked_by = NULL, updated_at = now()
         WHERE id = $1 AND status = ANY($2)
-        RETURNING total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
-                  failed_contacts AS "failedContacts", progress_step AS "progressStep", status`,
+        RETURNING ${COUNTER_COLUMNS}`,
       [campaignId, statusesAllowing('fail'), reason],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The engine's own pause (our repeated errors, a deactivated company), with its reason. */
+  async pause(
+    manager: EntityManager,
+    campaignId: number,
+    reason: string,
+  ): Promise<CampaignCounters | null> {
+    const rows = await queryRows<CampaignCounters>(
+      manager,
+      `UPDATE campaigns SET status = 'PAUSED', paused_at = now(), pause_reason = $3, internal_error_streak = 0,
+              locked_until = NULL, locked_by = NULL, updated_at = now()
+        WHERE id = $1 AND status = ANY($2)
+        RETURNING ${COUNTER_COLUMNS}`,
+      [campaignId, statusesAllowing('pause'), reason],
     );
     return rows[0] ?? null;
   }

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { AppConfig } from '../../../config/app-config.service';
 import { acceptedKindFor, extensionOf } from '../domain/media-kind';
 import { isLocalFileName, localMediaDirectory } from '../domain/media-object-name';
@@ -19,9 +21,37 @@ export interface LocalMediaFile {
 @Injectable()
 export class MediaFilesService {
   private readonly directory: string;
+  private readonly localUrlPrefix: string;
 
   constructor(config: AppConfig) {
     this.directory = localMediaDirectory(config.dataDir);
+    this.localUrlPrefix = `${config.publicBaseUrl}/media/files/`;
+  }
+
+  /**
+   * The local file behind one of our own media URLs (PUBLIC_BASE_URL/media/files/{name}), or
+   * null for any other URL. A gateway often cannot reach this service, so such media are sent
+   * as their bytes instead of their URL.
+   */
+  localFileOf(url: string): LocalMediaFile | null {
+    if (!url.startsWith(this.localUrlPrefix)) {
+      return null;
+    }
+    try {
+      return this.locate(url.slice(this.localUrlPrefix.length));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Whether the local file exists (campaign creation refuses a URL to a file we do not have). */
+  async exists(file: LocalMediaFile): Promise<boolean> {
+    const info = await stat(join(file.directory, file.name)).catch(() => null);
+    return info?.isFile() ?? false;
+  }
+
+  read(file: LocalMediaFile): Promise<Buffer> {
+    return readFile(join(file.directory, file.name));
   }
 
   locate(filename: string): LocalMediaFile {

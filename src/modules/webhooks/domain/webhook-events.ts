@@ -6,6 +6,7 @@ export const WEBHOOK_EVENTS = [
   'campaign.progress',
   'campaign.completed',
   'campaign.failed',
+  'campaign.paused',
 ] as const satisfies readonly CampaignEventType[];
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

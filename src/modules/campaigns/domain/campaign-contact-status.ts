@@ -1,0 +1,57 @@
+/**
+ * The life of one campaign contact. SENDING is committed before the gateway is called, so a
+ * message is never sent twice; UNCERTAIN is a send whose outcome the gateway did not prove
+ * (docs/ARCHITECTURE.md, "Gateway outcomes"): it is never sent again, only reconciled with the
+ * gateway's message store, and ends SENT (found) or FAILED (not found).
+ */
+export const CAMPAIGN_CONTACT_STATUSES = [
+  'PENDING',
+  'SENDING',
+  'UNCERTAIN',
+  'SENT',
+  'FAILED',
+] as const;
+export type CampaignContactStatus = (typeof CAMPAIGN_CONTACT_STATUSES)[number];
+
+export type CampaignContactAction =
+  /** An attempt begins: committed before the gateway call. */
+  | 'take'
+  /** The gateway proved the message went out (or reconciliation found it). */
+  | 'deliver'
+  /** Not to be sent: a refused number, a blank message, a number blocked since creation. */
+  | 'fail'
+  /** The attempt proved nothing was sent (or never reached the gateway): try again later. */
+  | 'requeue'
+  /** The outcome cannot be known: reconcile, never resend. */
+  | 'doubt'
+  /** Reconciliation found nothing: failed, counted as an unknown outcome. */
+  | 'writeOff';
+
+export const CAMPAIGN_CONTACT_TRANSITIONS: Record<
+  CampaignContactAction,
+  Partial<Record<CampaignContactStatus, CampaignContactStatus>>
+> = {
+  take: { PENDING: 'SENDING' },
+  deliver: { SENDING: 'SENT', UNCERTAIN: 'SENT' },
+  fail: { SENDING: 'FAILED' },
+  requeue: { SENDING: 'PENDING' },
+  doubt: { SENDING: 'UNCERTAIN' },
+  writeOff: { UNCERTAIN: 'FAILED' },
+};
+
+/** The statuses `action` may start from, for the engine's set-based SQL guards. */
+export function contactStatusesAllowing(action: CampaignContactAction): CampaignContactStatus[] {
+  return Object.keys(CAMPAIGN_CONTACT_TRANSITIONS[action]) as CampaignContactStatus[];
+}
+
+/** Statuses that keep a campaign from completing: something may still be sent or resolved. */
+export const UNFINISHED_CONTACT_STATUSES: readonly CampaignContactStatus[] = [
+  'PENDING',
+  'SENDING',
+  'UNCERTAIN',
+];
+
+/** The contract shows three states: a contact in flight or being reconciled is still PENDING. */
+export function publicContactStatus(status: CampaignContactStatus): 'PENDING' | 'SENT' | 'FAILED' {
+  return status === 'SENT' || status === 'FAILED' ? status : 'PENDING';
+}

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { queryRows } from '../../../database/query-rows';
+import {
+  contactStatusesAllowing,
+  UNFINISHED_CONTACT_STATUSES,
+} from '../domain/campaign-contact-status';
+import { DISPATCH_CHANNEL } from './dispatch-channel';
+
+/** A contact whose send outcome is unknown, due for a look into the gateway's store. */
+export interface UncertainContact {
+  id: string;
+  campaignId: number;
+  companyId: number;
+  gatewayConfigId: number;
+  phoneNumber: string;
+  sendingStartedAt: Date;
+  /** Looks already taken (0 at the first). */
+  attempts: number;
+  /** The database clock now: the end of the window searched. */
+  now: Date;
+}
+
+/** How long one look may take before another worker may look again. */
+const LOOK_LEASE_SECONDS = 120;
+
+/**
+ * The SQL of reconciliation: UNCERTAIN contacts are claimed with SKIP LOCKED, their
+ * `reconcile_at` pushed forward as a lease, and resolved with the same guarded transitions and
+ * in-statement counters as the engine's other outcomes.
+ */
+@Injectable()
+export class ReconciliationRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async claimDue(limit: number): Promise<UncertainContact[]> {
+    return queryRows<UncertainContact>(
+      this.dataSource,
+      `UPDATE campaign_contacts c SET reconcile_at = now() + make_interval(secs => $2)
+         FROM (SELECT id FROM campaign_contacts
+                WHERE status = 'UNCERTAIN' AND reconcile_at <= now()
+                ORDER BY reconcile_at LIMIT $1 FOR UPDATE SKIP LOCKED) due,
+              campaigns k
+        WHERE c.id = due.id AND k.id = c.campaign_id
+        RETURNING c.id, c.campaign_id AS "campaignId", c.company_id AS "companyId",
+                  k.gateway_config_id AS "gatewayConfigId", c.phone_number AS "phoneNumber",
+                  coalesce(c.sending_started_at, now()) AS "sendingStartedAt",
+                  c.reconcile_attempts AS attempts, now() AS now`,
+      [limit, LOOK_LEASE_SECONDS],
+    );
+  }
+
+  /** Of these gateway message ids, the ones already recorded for some other contact. */
+  async recordedMessageIds(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) {
+      return new Set();
+    }
+    const rows = await queryRows<{ id: string }>(
+      this.dataSource,
+      `SELECT gateway_message_id AS id FROM campaign_contacts WHERE gateway_message_id = ANY($1)`,
+      [ids],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Found in the gateway's store: SENT with its key id, counted, the campaign woken. */
+  async resolveAsSent(contact: UncertainContact, messageId: string, sentAt: Date): Promise<void> {
+    await this.dataSource.query(
+      `WITH sent AS (
+         UPDATE campaign_contacts SET status = 'SENT', sent_at = $3, gateway_message_id = $2, reconcile_at = NULL
+          WHERE id = $1 AND status = 'UNCERTAIN'
+          RETURNING campaign_id)
+       UPDATE campaigns SET sent_contacts = sent_contacts + 1, updated_at = now()
+        WHERE id = (SELECT campaign_id FROM sent)`,
+      [contact.id, messageId, sentAt],
+    );
+    await this.wakeIfSettled(contact.campaignId);
+  }
+
+  /** Not found yet: look again `delayMs` after the send began. */
+  async lookAgain(contact: UncertainContact, delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE campaign_contacts
+          SET reconcile_attempts = reconcile_attempts + 1,
+              reconcile_at = greatest(now(), coalesce(sending_started_at, now()) + make_interval(secs => $2::float / 1000))
+        WHERE id = $1 AND status = 'UNCERTAIN'`,
+      [contact.id, delayMs],
+    );
+  }
+
+  /** Never found: FAILED with an unknown outcome, counted apart, never sent again. */
+  async writeOff(contact: UncertainContact, reason: string): Promise<void> {
+    await this.dataSource.query(
+      `WITH failed AS (
+         UPDATE campaign_contacts SET status = 'FAILED', failed_at = now(), failure_reason = left($2, 500),
+                reconcile_at = NULL, reconcile_attempts = reconcile_attempts + 1
+          WHERE id = $1 AND status = ANY($3)
+          RETURNING campaign_id)
+       UPDATE campaigns SET failed_contacts = failed_contacts + 1,
+              unknown_outcome_contacts = unknown_outcome_contacts + 1, updated_at = now()
+        WHERE id = (SELECT campaign_id FROM failed)`,
+      [contact.id, reason, contactStatusesAllowing('writeOff')],
+    );
+    await this.wakeIfSettled(contact.campaignId);
+  }
+
+  /**
+   * An ACTIVE campaign whose last unfinished contact this was is due at once, so that a
+   * worker completes it (with its events) instead of waiting for its next look. A campaign
+   * with contacts still to send keeps its pacing.
+   */
+  private async wakeIfSettled(campaignId: number): Promise<void> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `UPDATE campaigns SET next_send_at = now()
+        WHERE id = $1 AND status = 'ACTIVE'
+          AND NOT EXISTS (SELECT 1 FROM campaign_contacts
+                           WHERE campaign_id = $1 AND status = ANY($2))
+        RETURNING id`,
+      [campaignId, UNFINISHED_CONTACT_STATUSES],
+    );
+    if (rows.length > 0) {
+      await this.dataSource.query(`SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
+    }
+  }
+
+  async msUntilNextDue(): Promise<number | null> {
+    const rows = await queryRows<{ ms: number | null }>(
+      this.dataSource,
+      `SELECT extract(epoch FROM min(reconcile_at) - now()) * 1000 AS ms
+         FROM campaign_contacts WHERE status = 'UNCERTAIN'`,
+    );
+    const ms = rows[0]?.ms;
+    return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
+  }
+}
