@@ -8,12 +8,18 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isBase64, isURL } from 'class-validator';
 
 /**
- * A real HTTP server on 127.0.0.1 speaking the Evolution API v2 subset the service uses
- * (gateway/EVOLUTION_API.md): sends, connection state, contacts, chats, groups. Guards run
- * in the gateway's order (unknown instance → 404 even with a wrong key, then apikey → 401),
- * bodies are validated as documented, and every request and accepted send is recorded.
+ * A real HTTP server on 127.0.0.1 speaking the Evolution API v2 subset the service uses:
+ * sends, connection state, contacts, chats, groups and the message store (findMessages).
+ * It behaves as Evolution API v2.3.6 (EvolutionAPI/evolution-api, commit 3454bec) does:
+ * guards in its order (unknown instance → 404 even with a wrong key, then apikey → 401), the
+ * request validation of `src/validate/message.schema.ts` and of the send controller
+ * (`isURL` / `isBase64` from class-validator with their default options, the file name a
+ * base64 document needs, "Text is required"), "Connection Closed" from a closed instance, and
+ * the message store `POST /chat/findMessages` reads. Every request, every accepted send and
+ * every request the real gateway would refuse (`refusals`) is recorded.
  */
 
 export type FakeInstanceState = 'open' | 'connecting' | 'close';
@@ -31,6 +37,24 @@ export interface FakeSentMessage {
   /** key.id answered to the caller. */
   messageId: string;
 }
+
+/** A send the real gateway's validation refuses: the service must never make one. */
+export interface FakeRefusal {
+  endpoint: FakeSendEndpoint;
+  message: string;
+  body: Record<string, unknown>;
+}
+
+/** What happens to the next sends, beyond a plain answer (see `scriptSends`). */
+export type FakeSendScript =
+  /** Send the message, then close the connection without answering (lost answer). */
+  | 'send-then-drop'
+  /** Close the connection after reading the request, sending nothing. */
+  | 'drop-without-sending'
+  /** Answer 400 ["Error: Connection Closed"] (the is-on-WhatsApp cache path), sending nothing. */
+  | 'connection-closed-400'
+  /** Send the message, then answer 502 as a proxy in front of the gateway would. */
+  | 'send-then-proxy-502';
 
 export interface FakeRequest {
   method: string;
@@ -87,6 +111,9 @@ const SEND_ENDPOINTS: readonly FakeSendEndpoint[] = [
 ];
 const MEDIA_TYPES = ['image', 'video', 'document', 'audio'];
 
+/** Not an HTTP status: the connection is closed without an answer. */
+const DROP = -1;
+
 function envelope(status: number, message: unknown): Reply {
   return {
     status,
@@ -97,12 +124,6 @@ function envelope(status: number, message: unknown): Reply {
 function schemaError(text: string): Reply {
   return envelope(400, [[text]]);
 }
-
-const isUrl = (value: string): boolean => /^https?:\/\/\S+$/i.test(value);
-const isBase64 = (value: string): boolean => {
-  const compact = value.replace(/\s+/g, '');
-  return compact.length > 0 && compact.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(compact);
-};
 
 /** Digits of a number or of a JID's user part, as the gateway's createJid reads them. */
 function digitsOf(number: string): string {
@@ -116,6 +137,10 @@ function jidOf(number: string): string {
 export class FakeEvolutionApi {
   readonly sent: FakeSentMessage[] = [];
   readonly requests: FakeRequest[] = [];
+  readonly refusals: FakeRefusal[] = [];
+  /** DATABASE_SAVE_DATA_NEW_MESSAGE: whether sent messages are kept for findMessages. */
+  storesMessages = true;
+  private sendScripts: FakeSendScript[] = [];
 
   private server?: Server;
   private baseUrl?: string;
@@ -196,6 +221,11 @@ export class FakeEvolutionApi {
     this.failures = { remaining: count, status, scope };
   }
 
+  /** The next sends follow these scripts, one each, in order. */
+  scriptSends(...scripts: FakeSendScript[]): void {
+    this.sendScripts.push(...scripts);
+  }
+
   /** Every answer waits this long (the request is recorded on arrival). */
   setResponseDelay(ms: number): void {
     this.responseDelayMs = ms;
@@ -253,6 +283,9 @@ export class FakeEvolutionApi {
   reset(): void {
     this.sent.length = 0;
     this.requests.length = 0;
+    this.refusals.length = 0;
+    this.sendScripts = [];
+    this.storesMessages = true;
     this.refusedNumbers.clear();
     this.failures = { remaining: 0, status: 500, scope: 'send' };
     this.responseDelayMs = 0;
@@ -292,6 +325,10 @@ export class FakeEvolutionApi {
   private respond(res: ServerResponse, reply: Reply): void {
     const write = (): void => {
       if (res.destroyed) {
+        return;
+      }
+      if (reply.status === DROP) {
+        res.socket?.destroy();
         return;
       }
       res.writeHead(reply.status, { 'Content-Type': 'application/json' });
@@ -378,6 +415,11 @@ export class FakeEvolutionApi {
           scope: 'read',
           handle: (_name, instance, request) => findContacts(instance, request.body),
         };
+      case 'POST chat/findMessages':
+        return {
+          scope: 'read',
+          handle: (name, _instance, request) => this.findMessages(name, request.body),
+        };
       case 'POST chat/findChats':
         return {
           scope: 'read',
@@ -413,6 +455,7 @@ export class FakeEvolutionApi {
     ) as Record<string, unknown>;
     const invalid = validateSend(endpoint, body);
     if (invalid) {
+      this.refusals.push({ endpoint, message: JSON.stringify(invalid.body), body });
       return invalid;
     }
     if (instance.state === null) {
@@ -425,10 +468,82 @@ export class FakeEvolutionApi {
     if (!number.includes('@') && this.refusedNumbers.has(digitsOf(number))) {
       return envelope(400, [{ jid: jidOf(number), exists: false, number }]);
     }
+    const script = this.sendScripts.shift();
+    if (script === 'drop-without-sending') {
+      return { status: DROP, body: null };
+    }
+    if (script === 'connection-closed-400') {
+      return envelope(400, ['Error: Connection Closed']);
+    }
     const messageId = `3EB0${randomBytes(9).toString('hex').toUpperCase()}`;
     this.sent.push({ instance: name, endpoint, number, body, at: request.at, messageId });
     this.notifyWaiters();
+    if (script === 'send-then-drop') {
+      return { status: DROP, body: null };
+    }
+    if (script === 'send-then-proxy-502') {
+      return { status: 502, body: '<html><body>502 Bad Gateway</body></html>' };
+    }
     return { status: 201, body: messageRecord(name, endpoint, body, jidOf(number), messageId) };
+  }
+
+  /**
+   * `POST /chat/findMessages` (channel.service.ts fetchMessages): `where.key` fields match
+   * exactly, `messageTimestamp {gte, lte}` (dates) bounds the stored Unix seconds when both
+   * are given; newest first, in pages of `offset` (default 50).
+   */
+  private findMessages(name: string, body: unknown): Reply {
+    const filter = where(body);
+    const key = (filter.key ?? {}) as Record<string, unknown>;
+    const range = (filter.messageTimestamp ?? {}) as { gte?: unknown; lte?: unknown };
+    const gte = typeof range.gte === 'string' ? Date.parse(range.gte) / 1000 : NaN;
+    const lte = typeof range.lte === 'string' ? Date.parse(range.lte) / 1000 : NaN;
+    const rows = (this.storesMessages ? this.sent : [])
+      .filter((s) => s.instance === name)
+      .map((s) => ({ sent: s, jid: jidOf(s.number), seconds: Math.floor(s.at.getTime() / 1000) }))
+      .filter(({ sent, jid, seconds }) => {
+        if (key.id !== undefined && key.id !== sent.messageId) {
+          return false;
+        }
+        if (key.remoteJid !== undefined && key.remoteJid !== jid) {
+          return false;
+        }
+        if (key.fromMe !== undefined && key.fromMe !== true) {
+          return false;
+        }
+        return (
+          Number.isNaN(gte) || Number.isNaN(lte) || (seconds >= Math.floor(gte) && seconds <= lte)
+        );
+      })
+      .reverse();
+    const { page, offset } = (body ?? {}) as { page?: unknown; offset?: unknown };
+    const size = typeof offset === 'number' && offset > 0 ? offset : 50;
+    const current = typeof page === 'number' && page > 0 ? page : 1;
+    const records = rows
+      .slice((current - 1) * size, current * size)
+      .map(({ sent, jid, seconds }) => ({
+        id: `row-${sent.messageId}`,
+        key: { remoteJid: jid, fromMe: true, id: sent.messageId },
+        pushName: 'Você',
+        messageType: messageTypeOf(sent.endpoint, sent.body),
+        message: {},
+        messageTimestamp: seconds,
+        instanceId: `fake-${name}`,
+        source: 'web',
+        contextInfo: null,
+        MessageUpdate: [],
+      }));
+    return {
+      status: 200,
+      body: {
+        messages: {
+          total: rows.length,
+          pages: Math.ceil(rows.length / size),
+          currentPage: current,
+          records,
+        },
+      },
+    };
   }
 
   private notifyWaiters(): void {
@@ -491,23 +606,45 @@ function validateText(body: Record<string, unknown>): Reply | null {
   return body.text.trim() === '' ? envelope(400, ['Text is required']) : null;
 }
 
+/**
+ * The send controller's media checks: a URL passes class-validator's `isURL`, anything else
+ * must pass `isBase64` as it is (no whitespace, standard alphabet, padded); a base64 document
+ * needs its file name, and any document a name with an extension.
+ */
 function validateMedia(body: Record<string, unknown>): Reply | null {
   if (typeof body.mediatype !== 'string' || !MEDIA_TYPES.includes(body.mediatype)) {
     return schemaError(`instance.mediatype is not one of enum values: ${MEDIA_TYPES.join(',')}`);
   }
   const media = typeof body.media === 'string' ? body.media : '';
-  if (!isUrl(media) && !isBase64(media)) {
+  if (!isURL(media) && !isBase64(media)) {
     return envelope(400, ['Owned media must be a url or base64']);
   }
-  if (body.mediatype === 'document' && !isUrl(media) && !body.fileName) {
+  if (body.mediatype === 'document' && isBase64(media) && !body.fileName) {
     return envelope(400, ['For base64 the file name must be informed.']);
+  }
+  if (body.mediatype === 'document' && !documentHasExtension(body, media)) {
+    // The real gateway sends the mimetype "false" or fails with a 500 here; either way the
+    // contact does not get a usable document.
+    return envelope(400, ['Document without a file name extension (mimetype "false")']);
   }
   return null;
 }
 
+/** The gateway derives a document's MIME type from its file name, or from the URL's. */
+function documentHasExtension(body: Record<string, unknown>, media: string): boolean {
+  if (typeof body.fileName === 'string' && body.fileName) {
+    return /\.[A-Za-z0-9]{1,5}$/.test(body.fileName);
+  }
+  try {
+    return /\.[A-Za-z0-9]{1,5}$/.test(new URL(media).pathname);
+  } catch {
+    return false;
+  }
+}
+
 function validateAudio(body: Record<string, unknown>): Reply | null {
   const audio = typeof body.audio === 'string' ? body.audio : '';
-  return isUrl(audio) || isBase64(audio)
+  return isURL(audio) || isBase64(audio)
     ? null
     : envelope(400, ['Owned media must be a url, base64, or valid file with buffer']);
 }

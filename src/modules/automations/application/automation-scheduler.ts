@@ -59,11 +59,17 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async fire(automation: Automation): Promise<void> {
-    const now = this.clock.now();
     const scheduledFor = automation.nextRunAt as Date;
+    // The database clock, and never before the occurrence itself: an instance whose clock is
+    // behind must not compute the same occurrence again as the next one.
+    const dbNow = await this.automations.databaseNow();
+    const now = new Date(Math.max(dbNow.getTime(), scheduledFor.getTime()));
     const next = nextRunAfter(automation.scheduleType, automation.schedule, now);
-    // The occurrence is consumed first: a crash after this point skips it rather than repeating it.
-    await this.automations.consumeOccurrence(automation.id, next);
+    // The occurrence is consumed first: a crash after this point skips it rather than repeating
+    // it, and an instance that finds it already consumed leaves it alone.
+    if (!(await this.automations.consumeOccurrence(automation.id, scheduledFor, next))) {
+      return;
+    }
     if (now.getTime() - scheduledFor.getTime() > MISSED_RUN_GRACE_MS) {
       await this.dataSource.transaction((manager) =>
         this.runner.recordMissed(manager, automation, scheduledFor),

@@ -86,12 +86,30 @@ export class AutomationsRepository extends TenantRepository<Automation> {
     return this.repository.findBy({ id: In(ids.map((r) => r.id)) });
   }
 
-  /** Moves a claimed automation on to its next occurrence and releases its lease. */
-  async consumeOccurrence(id: number, nextRunAt: Date | null): Promise<void> {
-    await this.repository.query(
-      `UPDATE automations SET next_run_at = $2, locked_until = NULL WHERE id = $1`,
-      [id, nextRunAt],
+  /**
+   * Moves a claimed automation from the occurrence `scheduledFor` on to its next one and
+   * releases its lease. Answers whether this call consumed it: only when next_run_at still
+   * holds that occurrence, so that of two instances (or a worker whose lease ran out) only one
+   * fires it, whatever their clocks say.
+   */
+  async consumeOccurrence(
+    id: number,
+    scheduledFor: Date,
+    nextRunAt: Date | null,
+  ): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.repository.manager,
+      `UPDATE automations SET next_run_at = $3, locked_until = NULL
+        WHERE id = $1 AND next_run_at = $2 RETURNING id`,
+      [id, scheduledFor, nextRunAt],
     );
+    return rows.length > 0;
+  }
+
+  /** The database clock: occurrences are reckoned by it, not by this instance's clock. */
+  async databaseNow(): Promise<Date> {
+    const rows = await queryRows<{ now: Date }>(this.repository.manager, `SELECT now() AS now`);
+    return rows[0].now;
   }
 
   /** Milliseconds until the earliest active automation is due (negative when overdue); null when none. */

@@ -2,6 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { formatLocalDateTime } from '../../../common/time/local-date-time';
 import type { Campaign } from '../domain/campaign.entity';
 import { publicContactStatus } from '../domain/campaign-contact-status';
+import { describeDataUri } from '../domain/gateway-media-rules';
+import { isDataUri } from '../domain/media-kind';
 import {
   estimatedCompletion,
   pendingOf,
@@ -52,7 +54,13 @@ export class CampaignResponse {
   @ApiProperty({ nullable: true, type: String }) estimatedCompletion!: string | null;
   @ApiProperty() messageContent!: string;
   @ApiProperty({ nullable: true, type: String }) mediaType!: string | null;
-  @ApiProperty({ nullable: true, type: String }) mediaUrl!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'A URL da mídia; um data URI aparece resumido (tipo e tamanho), nunca com os bytes',
+  })
+  mediaUrl!: string | null;
   @ApiProperty({ nullable: true, type: String }) fileName!: string | null;
   @ApiProperty() gatewayInstance!: string;
   @ApiProperty({ example: 5 }) minInterval!: number;
@@ -79,6 +87,12 @@ export class CampaignResponse {
     description: 'Motivo: da falha (FAILED) ou da pausa automática (PAUSED)',
   })
   message!: string | null;
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'Só na criação: avisos, como um texto feito só de variáveis, que fica em branco para contatos sem esses dados',
+  })
+  warnings?: string[];
 }
 
 export function toCampaignResponse(
@@ -112,7 +126,10 @@ export function toCampaignResponse(
     estimatedCompletion: inProgress ? local(estimatedCompletion(campaign, estimateFrom)) : null,
     messageContent: campaign.messageContent ?? '',
     mediaType: campaign.mediaType,
-    mediaUrl: campaign.mediaUrl,
+    mediaUrl:
+      campaign.mediaUrl && isDataUri(campaign.mediaUrl)
+        ? describeDataUri(campaign.mediaUrl)
+        : campaign.mediaUrl,
     fileName: campaign.fileName,
     gatewayInstance: gatewayConfig.instance,
     minInterval: campaign.minInterval,

@@ -9,6 +9,7 @@ import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { CampaignsService } from '../application/campaigns.service';
 import type { Campaign } from '../domain/campaign.entity';
+import { blankTemplateWarnings } from '../domain/gateway-media-rules';
 import { CampaignContactsQueryDto, CampaignListQueryDto } from './campaign-queries.dto';
 import {
   CampaignContactResponse,
@@ -40,7 +41,9 @@ export class CampaignsController {
     @CurrentCompany() company: CompanySession,
     @Body() body: CreateCampaignDto,
   ): Promise<CampaignResponse> {
-    return this.respond(await this.campaigns.create(company, body));
+    const response = this.respond(await this.campaigns.create(company, body));
+    const warnings = blankTemplateWarnings(body);
+    return warnings.length > 0 ? { ...response, warnings } : response;
   }
 
   @Get()

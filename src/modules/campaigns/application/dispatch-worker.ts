@@ -76,6 +76,7 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
       this.dispatcher.workerId,
       MAX_CAMPAIGNS_IN_FLIGHT - this.inFlight.size,
       this.config.dispatchLeaseSeconds,
+      [...this.inFlight.keys()],
     );
     for (const { id, takenOver } of claims) {
       const work: Promise<void> = this.dispatcher

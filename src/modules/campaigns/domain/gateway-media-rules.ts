@@ -58,3 +58,22 @@ export function describeDataUri(value: string): string {
 export function canRenderBlank(template: string | null | undefined): boolean {
   return !!template && template.replace(/\{[^{}]*\}/g, '').trim() === '';
 }
+
+/** Creation warnings for templates that render blank for a contact without their variables. */
+export function blankTemplateWarnings(input: {
+  message?: string;
+  caption?: string;
+  pollData?: { name: string };
+}): string[] {
+  const fields: Array<[string, string | undefined]> = [
+    ['message', input.caption ? undefined : input.message],
+    ['caption', input.caption],
+    ['pollData.name', input.pollData?.name],
+  ];
+  return fields
+    .filter(([, template]) => canRenderBlank(template))
+    .map(
+      ([field]) =>
+        `${field} só tem variáveis: fica em branco para contatos sem esses dados, e esses contatos falham sem envio`,
+    );
+}

@@ -138,12 +138,14 @@ export class DispatchRepository {
   /**
    * Leases up to `limit` due ACTIVE campaigns that nobody holds, whose holder's lease ran out,
    * or whose holder is dead (its liveness lock is gone: see WorkerLiveness). `takenOver` tells
-   * the last two cases: only then can a contact have been left SENDING.
+   * the last two cases: only then can a contact have been left SENDING. Campaigns this worker
+   * still has in flight (a send that outlived its lease) are never claimed again by it.
    */
   async claimDue(
     workerId: string,
     limit: number,
     leaseSeconds: number,
+    inFlight: readonly number[],
   ): Promise<Array<{ id: number; takenOver: boolean }>> {
     if (limit <= 0) {
       return [];
@@ -153,12 +155,13 @@ export class DispatchRepository {
       `UPDATE campaigns c SET locked_by = $1, locked_until = now() + make_interval(secs => $3)
          FROM (SELECT id, locked_by AS previous_holder FROM campaigns
                 WHERE status = 'ACTIVE' AND next_send_at <= now()
+                  AND NOT (id = ANY($4::int[]))
                   AND (locked_until IS NULL OR locked_until < now()
                        OR (locked_by <> $1 AND ${holderIsGoneSql('locked_by')}))
                 ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
         WHERE c.id = due.id
         RETURNING c.id, due.previous_holder IS NOT NULL AS "takenOver"`,
-      [workerId, limit, leaseSeconds],
+      [workerId, limit, leaseSeconds, inFlight],
     );
   }
 
