@@ -12,6 +12,9 @@ import {
  * The engine across processes: the API runs here with no workers (ROLE=api); the sending
  * happens in real service processes that are killed and started like in production.
  */
+/** Uncertain sends are looked up in the gateway's store at once, and given up on soon. */
+const FAST_RECONCILE = { RECONCILE_DELAYS_MS: '300,1500' };
+
 describe('campaign workers in separate processes', () => {
   let t: TestApp;
   const fake = new FakeEvolutionApi();
@@ -23,6 +26,7 @@ describe('campaign workers in separate processes', () => {
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
+    fake.reset();
   });
   afterAll(async () => {
     await t.close();
@@ -40,7 +44,7 @@ describe('campaign workers in separate processes', () => {
     return rows;
   }
 
-  it('after a kill -9 mid-campaign, every contact ends with exactly one message or FAILED "envio interrompido", never two', async () => {
+  it('after a kill -9 mid-campaign, every contact ends with exactly one message, or FAILED as unknown, never two', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
     fake.setResponseDelay(150);
@@ -49,7 +53,7 @@ describe('campaign workers in separate processes', () => {
       await company.post('/api/campaigns', campaignBody(fake, gw, { contacts })).expect(200)
     ).body;
 
-    const first = await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '3' });
+    const first = await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '3', ...FAST_RECONCILE });
     workers.push(first);
     await fake.waitForSent(
       fake.sent.filter((s) => s.instance !== gw.instance).length + 12,
@@ -59,7 +63,7 @@ describe('campaign workers in separate processes', () => {
     const sentBeforeCrash = fake.sent.filter((s) => s.instance === gw.instance).length;
     expect(sentBeforeCrash).toBeLessThan(contacts.length);
 
-    const second = await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '3' });
+    const second = await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '3', ...FAST_RECONCILE });
     workers.push(second);
     const done = await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED', 90_000);
     fake.setResponseDelay(0);
@@ -76,11 +80,99 @@ describe('campaign workers in separate processes', () => {
       if (row.status === 'SENT') {
         expect([row.phone_number, messages]).toEqual([row.phone_number, 1]);
       } else {
-        expect(row).toMatchObject({ status: 'FAILED', failure_reason: 'envio interrompido' });
+        expect(row).toMatchObject({ status: 'FAILED' });
+        expect(row.failure_reason).toMatch(/resultado desconhecido/);
       }
     }
     expect(done.sentContacts + done.failedContacts).toBe(contacts.length);
     expect(done.sentContacts).toBe(rows.filter((r) => r.status === 'SENT').length);
+  });
+
+  it('takes a killed worker’s campaign over within seconds, not after its 120 s lease, never resending the contact in flight', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    fake.setResponseDelay(3_000);
+    const [first, second] = [
+      await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '120', ...FAST_RECONCILE }),
+      await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '120', ...FAST_RECONCILE }),
+    ];
+    workers.push(first, second);
+    const contacts = phones(4, 3000);
+    const c = (
+      await company.post('/api/campaigns', campaignBody(fake, gw, { contacts })).expect(200)
+    ).body;
+    const [inFlight] = await fake.waitForSent(fake.sent.length + 1, 30_000);
+    const holder = (await db().query(`SELECT locked_by FROM campaigns WHERE id = $1`, [c.id]))
+      .rows[0].locked_by as string;
+    const victim = holder.includes(`:${first.child.pid}:`) ? first : second;
+    await victim.kill9();
+    const killedAt = Date.now();
+    fake.setResponseDelay(0);
+    const sentSoFar = fake.sent.length;
+    await fake.waitForSent(sentSoFar + 1, 20_000);
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
+
+    const done = await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED', 60_000);
+    expect(fake.sentTo(inFlight.number)).toHaveLength(1);
+    const perPhone = contacts.map((contact) => fake.sentTo(contact.phoneNumber).length);
+    expect(perPhone).toEqual([1, 1, 1, 1]);
+    // The contact in flight was reconciled from the gateway's store, not sent again.
+    expect(done).toMatchObject({ sentContacts: 4, failedContacts: 0 });
+  });
+
+  it('keeps counters true when a send outlives its lease: no PENDING left in a COMPLETED campaign', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const contacts = phones(3, 4000);
+    for (const contact of contacts) {
+      fake.refuseNumber(contact.phoneNumber);
+    }
+    fake.setResponseDelay(4_000);
+    const env = { DISPATCH_LEASE_SECONDS: '2', ...FAST_RECONCILE };
+    const [a, b] = await Promise.all([startWorkerProcess(env), startWorkerProcess(env)]);
+    workers.push(a, b);
+    const c = (
+      await company.post('/api/campaigns', campaignBody(fake, gw, { contacts })).expect(200)
+    ).body;
+    const done = await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED', 90_000);
+    fake.setResponseDelay(0);
+    const rows = await contactRows(c.id);
+    expect(rows.map((r) => r.status)).toEqual(['FAILED', 'FAILED', 'FAILED']);
+    const { rows: counters } = await db().query(
+      `SELECT sent_contacts, failed_contacts, total_contacts FROM campaigns WHERE id = $1`,
+      [c.id],
+    );
+    expect(counters[0]).toEqual({ sent_contacts: 0, failed_contacts: 3, total_contacts: 3 });
+    expect(done).toMatchObject({ sentContacts: 0, failedContacts: 3, pendingContacts: 0 });
+    expect(fake.sent.filter((s) => s.instance === gw.instance)).toHaveLength(0);
+  });
+
+  it('pauses the campaign, every contact still PENDING, when the worker cannot open the gateway key', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const worker = await startWorkerProcess({
+      ENCRYPTION_KEY: 'another-instance-generated-key-42',
+    });
+    workers.push(worker);
+    const c = (
+      await company
+        .post('/api/campaigns', campaignBody(fake, gw, { contacts: phones(5, 5000) }))
+        .expect(200)
+    ).body;
+    const paused = await waitForCampaign(company, c.id, (x) => x.status === 'PAUSED', 60_000);
+    expect(paused.pauseReason).toMatch(/erro interno repetido/);
+    expect(paused.message).toBe(paused.pauseReason);
+    const rows = await contactRows(c.id);
+    expect(rows.map((r) => r.status)).toEqual(Array(5).fill('PENDING'));
+    expect(fake.sent.filter((s) => s.instance === gw.instance)).toHaveLength(0);
+    const { rows: events } = await db().query(
+      `SELECT event_type FROM outbox_events WHERE campaign_id = $1 ORDER BY id`,
+      [c.id],
+    );
+    expect(events.map((e: { event_type: string }) => e.event_type)).toEqual([
+      'campaign.started',
+      'campaign.paused',
+    ]);
   });
 
   it('two worker processes share one 200-contact campaign: 200 messages, none doubled', async () => {
