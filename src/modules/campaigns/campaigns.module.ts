@@ -38,6 +38,6 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignLifecycle,
     { provide: ContactVariablesProvider, useExisting: UserDatabaseContactVariables },
   ],
-  exports: [DispatchWorker, CampaignLifecycle],
+  exports: [DispatchWorker, CampaignLifecycle, CampaignMediaCheck, GatewayMediaPreparer],
 })
 export class CampaignsModule {}

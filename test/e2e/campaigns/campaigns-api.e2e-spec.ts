@@ -269,7 +269,9 @@ describe('campaigns API', () => {
       await company.post('/api/campaigns', campaignBody(fake, gw, { isDraft: true })).expect(200);
       expect(await stored()).toEqual(rows);
 
+      // The key is rotated on the gateway first: a new inline key is saved only once accepted.
       const rotated = { instance: gw.instance, apiKey: `${gw.apiKey}-nova` };
+      fake.addInstance(gw.instance, { apiKey: rotated.apiKey, state: 'open' });
       const third = await company
         .post('/api/campaigns', campaignBody(fake, rotated, { isDraft: true }))
         .expect(200);

@@ -19,11 +19,15 @@ const API_KEY = 'chave-da-instancia-7F3A';
 const NUMBER = '5511987654321';
 
 /** The adapter exactly as the application wires it, over real HTTP. */
-function gatewayWith(outboundDenyPrivate: boolean): MessagingGateway {
+function gatewayWith(
+  outboundDenyPrivate: boolean,
+  env: Record<string, string> = {},
+): MessagingGateway {
   const config = loadAppConfig({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-e2e-')),
     ADMIN_PASSWORD: 'test-admin-password-0123',
     OUTBOUND_DENY_PRIVATE: String(outboundDenyPrivate),
+    ...env,
   });
   return new EvolutionApiGateway(new OutboundHttpClient(new OutboundTargetGuard(config)), config);
 }
@@ -192,7 +196,13 @@ describe('EvolutionApiGateway against the fake Evolution API', () => {
         () => fake.setState('acme-sales', null),
       ],
       ['a 500 from the gateway', 'transient', 500, () => fake.failNext(1, 500)],
-      ['a 502 from a proxy', 'transient', 502, () => fake.failNext(1, 502)],
+      ['a 502 from a proxy', 'uncertain', 502, () => fake.failNext(1, 502)],
+      [
+        'a 400 "Connection Closed"',
+        'disconnected',
+        400,
+        () => fake.scriptSends('connection-closed-400'),
+      ],
       ['a 429', 'transient', 429, () => fake.failNext(1, 429)],
     ])('classifies %s as %s (HTTP %s), in one attempt', async (_label, kind, status, arrange) => {
       arrange();
@@ -201,6 +211,50 @@ describe('EvolutionApiGateway against the fake Evolution API', () => {
       expect(error.httpStatus).toBe(status);
       expect(fake.requests).toHaveLength(1);
       expect(fake.sent).toHaveLength(0);
+    });
+
+    it.each<[string, () => void]>([
+      ['an answer after the send timeout', () => fake.setResponseDelay(1_500)],
+      ['a connection closed after the request was read', () => fake.scriptSends('send-then-drop')],
+    ])('classifies %s as uncertain: the message went out', async (_label, arrange) => {
+      arrange();
+      const impatient = gatewayWith(false, { GATEWAY_SEND_TIMEOUT_MS: '400' });
+      const error = await failureOf(impatient.send(target, NUMBER, { kind: 'text', text: 'Oi' }));
+      expect(error.kind).toBe('uncertain');
+      expect(error.retryable).toBe(false);
+      expect(fake.sent).toHaveLength(1);
+    });
+
+    it('classifies a refused connection as transient: nothing was written', async () => {
+      const closed = { ...target, url: `http://127.0.0.1:${await closedPort()}` };
+      const error = await failureOf(gateway.send(closed, NUMBER, { kind: 'text', text: 'Oi' }));
+      expect(error.kind).toBe('transient');
+      expect(error.retryable).toBe(true);
+    });
+
+    it('finds a sent message in the gateway store by JID, fromMe and time window', async () => {
+      const sent = await gateway.send(target, NUMBER, { kind: 'text', text: 'Oi' });
+      const window = { from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000) };
+      const found = await gateway.findSentMessages(target, `${NUMBER}@s.whatsapp.net`, window);
+      expect(found).toEqual([
+        {
+          messageId: sent.messageId,
+          remoteJid: `${NUMBER}@s.whatsapp.net`,
+          sentAt: new Date(Math.floor(fake.sent[0].at.getTime() / 1000) * 1000),
+        },
+      ]);
+      const request = fake.requests[fake.requests.length - 1];
+      expect(request.path).toBe('/chat/findMessages/acme-sales');
+      expect(request.body).toMatchObject({
+        where: {
+          key: { remoteJid: `${NUMBER}@s.whatsapp.net`, fromMe: true },
+          messageTimestamp: { gte: window.from.toISOString(), lte: window.to.toISOString() },
+        },
+      });
+      const earlier = { from: new Date(Date.now() - 120_000), to: new Date(Date.now() - 60_000) };
+      expect(await gateway.findSentMessages(target, `${NUMBER}@s.whatsapp.net`, earlier)).toEqual(
+        [],
+      );
     });
 
     it('names the refused number', async () => {

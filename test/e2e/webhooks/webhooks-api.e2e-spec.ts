@@ -9,6 +9,7 @@ const ALL_EVENTS = [
   'campaign.progress',
   'campaign.completed',
   'campaign.failed',
+  'campaign.paused',
 ];
 const ENCRYPTION_KEY = 'webhooks-api-e2e-encryption-key-0123';
 /** An address in a documentation range: public, so allowed, and no DNS needed. */
@@ -37,7 +38,7 @@ describe('webhook configuration', () => {
   const path = (company: TestCompany, rest = ''): string =>
     `/api/companies/${company.id}/webhook${rest}`;
 
-  it('creates the webhook with all four events, shows the secret once, and keeps it encrypted', async () => {
+  it('creates the webhook with every event, shows the secret once, and keeps it encrypted', async () => {
     const company = await TestCompany.register(t.http);
     expectErrorBody(await company.get(path(company)), 404, path(company));
 
@@ -210,8 +211,8 @@ describe('webhook configuration', () => {
       ],
       [
         'an unknown event',
-        { url: HOOK_URL, events: ['campaign.started', 'campaign.paused'] },
-        /events=cada evento deve ser um de: campaign.started, campaign.progress, campaign.completed, campaign.failed/,
+        { url: HOOK_URL, events: ['campaign.started', 'campaign.deleted'] },
+        /events=cada evento deve ser um de: campaign.started, campaign.progress, campaign.completed, campaign.failed, campaign.paused/,
       ],
       [
         'an event in another case',

@@ -1,3 +1,6 @@
+import { CampaignMediaCheck } from '../../campaigns/application/campaign-media.check';
+import { GatewayMediaPreparer } from '../../campaigns/application/gateway-media.preparer';
+import { detectMediaType } from '../../campaigns/domain/media-kind';
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { DataSource } from 'typeorm';
@@ -34,6 +37,8 @@ export class AutomationsService {
     private readonly gateway: MessagingGateway,
     private readonly settings: CompanySettingsService,
     private readonly runner: AutomationRunner,
+    private readonly mediaCheck: CampaignMediaCheck,
+    private readonly media: GatewayMediaPreparer,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
@@ -125,7 +130,7 @@ export class AutomationsService {
         automation.gatewayConfigId,
       );
       for (const message of messages) {
-        await this.gateway.send(target, phone, message);
+        await this.gateway.send(target, phone, await this.media.prepare(message));
       }
       return { success: true, phoneNumber: phone, renderedMessage };
     } catch (error) {
@@ -147,6 +152,7 @@ export class AutomationsService {
     if (notification.error) {
       errors.push(notification.error);
     }
+    const messageConfig = await this.checkedMedia(settings.messageConfig, errors);
     if (errors.length > 0) {
       throw new ValidationFailedError(errors);
     }
@@ -159,7 +165,29 @@ export class AutomationsService {
         'Enquetes estão desativadas para esta empresa',
       );
     }
-    return { ...settings, notificationPhone: notification.phone };
+    return { ...settings, messageConfig, notificationPhone: notification.phone };
+  }
+
+  /** The campaign rules for media (the gateway's URL rules, normalized data URIs, file names). */
+  private async checkedMedia(
+    message: AutomationSettings['messageConfig'],
+    errors: FieldErrors,
+  ): Promise<AutomationSettings['messageConfig']> {
+    if (!message.mediaUrl || errors.some(([field]) => field.startsWith('messageConfig.media'))) {
+      return message;
+    }
+    const mediaType =
+      message.type === 'AUDIO'
+        ? 'audio'
+        : (message.mediaType ?? detectMediaType(message.mediaUrl, message.fileName));
+    const mediaUrl = await this.mediaCheck.check(
+      message.mediaUrl,
+      mediaType,
+      message.fileName ?? undefined,
+      errors,
+      'messageConfig.',
+    );
+    return { ...message, mediaUrl };
   }
 }
 

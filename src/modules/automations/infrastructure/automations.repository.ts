@@ -89,8 +89,8 @@ export class AutomationsRepository extends TenantRepository<Automation> {
   /**
    * Moves a claimed automation from the occurrence `scheduledFor` on to its next one and
    * releases its lease. Answers whether this call consumed it: only when next_run_at still
-   * holds that occurrence, so that of two instances (or a worker whose lease ran out) only one
-   * fires it, whatever their clocks say.
+   * holds that occurrence (to the millisecond JavaScript dates keep), so that of two instances
+   * (or a worker whose lease ran out) only one fires it, whatever their clocks say.
    */
   async consumeOccurrence(
     id: number,
@@ -100,7 +100,8 @@ export class AutomationsRepository extends TenantRepository<Automation> {
     const rows = await queryRows<{ id: number }>(
       this.repository.manager,
       `UPDATE automations SET next_run_at = $3, locked_until = NULL
-        WHERE id = $1 AND next_run_at = $2 RETURNING id`,
+        WHERE id = $1 AND abs(extract(epoch FROM next_run_at - $2::timestamptz)) < 0.001
+        RETURNING id`,
       [id, scheduledFor, nextRunAt],
     );
     return rows.length > 0;

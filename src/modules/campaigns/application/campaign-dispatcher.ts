@@ -583,6 +583,7 @@ export class CampaignDispatcher {
     manager: EntityManager,
     campaign: DispatchCampaign,
     reason: string,
+    notify = true,
   ): Promise<void> {
     const counters = await this.repository.fail(manager, campaign.id, reason);
     if (!counters) {
@@ -593,13 +594,17 @@ export class CampaignDispatcher {
     await this.appendEvents(manager, campaign, [
       failedEvent(campaign, counters, this.clock.now(), reason),
     ]);
-    await this.notify(manager, campaign, 'failed', `❌ ${subjectOf(campaign)} falhou: ${reason}.`);
+    if (notify) {
+      await this.notify(manager, campaign, 'failed', `❌ ${subjectOf(campaign)} falhou: ${reason}.`);
+    }
     await this.lifecycle.campaignEnded(manager, campaign, counters, reason);
   }
 
   /**
    * The engine's own pause: a person looks and resumes. `notify`: false when the company may
-   * not send (its notice would go through the same gateway).
+   * not send (its notice would go through the same gateway). An automation's run cannot be
+   * resumed by anyone, so it fails with the reason instead and the automation runs again at
+   * its next occurrence.
    */
   private async pauseCampaign(
     manager: EntityManager,
@@ -607,6 +612,9 @@ export class CampaignDispatcher {
     reason: string,
     notify: boolean,
   ): Promise<void> {
+    if (campaign.automationRunId !== null) {
+      return this.failCampaign(manager, campaign, reason, notify);
+    }
     const counters = await this.repository.pause(manager, campaign.id, reason);
     if (!counters) {
       await this.repository.release(manager, campaign.id, this.workerId, null);

@@ -31,19 +31,24 @@ export class CampaignMediaCheck {
     mediaType: CampaignMediaType | null,
     fileName: string | undefined,
     errors: FieldErrors,
+    fieldPrefix = '',
   ): Promise<string> {
+    const found: FieldErrors = [];
     const media = isDataUri(mediaUrl)
-      ? this.checkDataUri(mediaUrl, errors)
-      : await this.checkUrl(mediaUrl, errors);
+      ? this.checkDataUri(mediaUrl, found)
+      : await this.checkUrl(mediaUrl, found);
     if (
       mediaType === 'document' &&
       !documentFileName(media, fileName ?? null, mimeTypeFor(media, fileName))
     ) {
-      errors.push([
+      found.push([
         'fileName',
         'informe o nome do arquivo com extensão (ex.: catalogo.pdf): o tipo do documento não pôde ser deduzido',
       ]);
     }
+    errors.push(
+      ...found.map(([field, message]): [string, string] => [`${fieldPrefix}${field}`, message]),
+    );
     return media;
   }
 
