@@ -21,6 +21,8 @@ describe('automations', () => {
     t = await startTestApp();
   });
   afterAll(async () => {
+    // Nothing the real Evolution API would refuse was ever sent.
+    expect(fake.refusals).toEqual([]);
     await t.close();
     await fake.stop();
     await closeDb();

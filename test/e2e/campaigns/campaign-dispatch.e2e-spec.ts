@@ -34,6 +34,8 @@ describe('campaign dispatch engine', () => {
     t = await startTestApp();
   });
   afterAll(async () => {
+    // Nothing the real Evolution API would refuse was ever sent.
+    expect(fake.refusals).toEqual([]);
     await t.close();
     await fake.stop();
     await closeDb();

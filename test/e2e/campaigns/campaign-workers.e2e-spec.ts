@@ -26,6 +26,8 @@ describe('campaign workers in separate processes', () => {
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
+    // Nothing the real Evolution API would refuse was ever sent.
+    expect(fake.refusals).toEqual([]);
     fake.reset();
   });
   afterAll(async () => {
