@@ -20,3 +20,23 @@ export async function queryRows<T>(
   }
   return result as T[];
 }
+
+interface PreparingPool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Rows of a named prepared statement, on the data source's own pool: each connection parses
+ * and plans `text` once instead of on every call. For the engine's hot statements, where
+ * planning cost as much as running them. `name` must always come with the same `text`.
+ */
+export async function queryPrepared<T>(
+  dataSource: DataSource,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
+  const pool = (dataSource.driver as unknown as { master: PreparingPool }).master;
+  const result = await pool.query({ name, text, values });
+  return result.rows as T[];
+}

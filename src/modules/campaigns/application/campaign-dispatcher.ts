@@ -103,12 +103,13 @@ export class CampaignDispatcher {
   /**
    * Sends the leased campaign's next message, and the ones after it while they are due at
    * once (zero intervals), up to MESSAGES_PER_LEASE; then gives the lease back.
-   * `takenOver`: the lease was taken from a holder that died or whose lease ran out.
+   * `begin`: start under the campaign's row lock (a lease taken from a holder that died or whose
+   * lease ran out, or a company found inactive at claim time), where every case is handled.
    */
-  async sendNext(campaignId: number, takenOver = true): Promise<void> {
+  async sendNext(campaignId: number, begin = true): Promise<void> {
     for (let count = 1; ; count += 1) {
       const claimed =
-        takenOver && count === 1
+        begin && count === 1
           ? await this.repository.transaction((manager) =>
               this.beginSend(manager, campaignId, true),
             )
@@ -161,6 +162,7 @@ export class CampaignDispatcher {
       return null;
     }
     if (takenOver) {
+      // Without a dead holder, this finds nothing to doubt: cheap, and always correct.
       await this.doubtInterruptedSends(manager, campaign);
     }
     if (campaign.status !== 'ACTIVE') {
@@ -595,7 +597,12 @@ export class CampaignDispatcher {
       failedEvent(campaign, counters, this.clock.now(), reason),
     ]);
     if (notify) {
-      await this.notify(manager, campaign, 'failed', `❌ ${subjectOf(campaign)} falhou: ${reason}.`);
+      await this.notify(
+        manager,
+        campaign,
+        'failed',
+        `❌ ${subjectOf(campaign)} falhou: ${reason}.`,
+      );
     }
     await this.lifecycle.campaignEnded(manager, campaign, counters, reason);
   }

@@ -16,6 +16,7 @@ import { CampaignDispatcher } from './campaign-dispatcher';
 export const MAX_CAMPAIGNS_IN_FLIGHT = 128;
 const IDLE_MS = 1_000;
 const SCHEDULED_CHECK_INTERVAL_MS = 1_000;
+const LIVENESS_SWEEP_INTERVAL_MS = 1_000;
 
 /**
  * The engine's loop: starts scheduled campaigns whose time came, claims due ACTIVE campaigns
@@ -32,6 +33,7 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
   });
   private readonly inFlight = new Map<number, Promise<void>>();
   private lastScheduledCheck = 0;
+  private lastLivenessSweep = 0;
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -72,15 +74,16 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
       return IDLE_MS;
     }
     const started = await this.startScheduled();
+    await this.expireLeasesOfGoneWorkers();
     const claims = await this.repository.claimDue(
       this.dispatcher.workerId,
       MAX_CAMPAIGNS_IN_FLIGHT - this.inFlight.size,
       this.config.dispatchLeaseSeconds,
       [...this.inFlight.keys()],
     );
-    for (const { id, takenOver } of claims) {
+    for (const { id, takenOver, companyActive } of claims) {
       const work: Promise<void> = this.dispatcher
-        .sendNext(id, takenOver)
+        .sendNext(id, takenOver || !companyActive)
         .catch((error: unknown) =>
           this.logger.error({ campaignId: id, err: error }, 'Dispatch step failed'),
         )
@@ -97,6 +100,19 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
       return 0;
     }
     return this.repository.msUntilNextDue();
+  }
+
+  /** Once a second: a dead worker's campaigns are taken over within about a second. */
+  private async expireLeasesOfGoneWorkers(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastLivenessSweep < LIVENESS_SWEEP_INTERVAL_MS) {
+      return;
+    }
+    this.lastLivenessSweep = now;
+    const expired = await this.repository.expireLeasesOfGoneWorkers(this.dispatcher.workerId);
+    if (expired > 0) {
+      this.logger.warn({ campaigns: expired }, 'Taking over the campaigns of a worker that died');
+    }
   }
 
   /** Scheduled starts have minute precision: checking once a second keeps busy loops cheap. */

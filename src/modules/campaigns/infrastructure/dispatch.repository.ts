@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { SentContact } from '../../user-databases/application/system-contacts.recorder';
-import { queryRows } from '../../../database/query-rows';
+import { queryPrepared, queryRows } from '../../../database/query-rows';
 import { DataSource, EntityManager } from 'typeorm';
 import { holderIsGoneSql } from '../../../common/work/worker-liveness';
 import { statusesAllowing } from '../domain/campaign-status';
@@ -37,8 +37,11 @@ export interface DispatchCampaign {
   disconnectedSince: Date | null;
   lockedBy: string | null;
   automationRunId: string | null;
-  /** The company may send: false once an admin deactivated it. */
-  companyActive: boolean;
+  /**
+   * The company may send (false once an admin deactivated it). Read under the campaign's row
+   * lock and at claim time; the one-statement send path leaves it out.
+   */
+  companyActive?: boolean;
 }
 
 export interface ContactToSend {
@@ -95,11 +98,30 @@ const CAMPAIGN_COLUMNS = `
   min_interval AS "minInterval", max_interval AS "maxInterval", notification_phone AS "notificationPhone",
   name, total_contacts AS "totalContacts", sent_contacts AS "sentContacts", failed_contacts AS "failedContacts",
   progress_step AS "progressStep", started_at AS "startedAt", disconnected_since AS "disconnectedSince",
-  locked_by AS "lockedBy", automation_run_id AS "automationRunId",
-  (SELECT is_active FROM companies WHERE companies.id = campaigns.company_id) AS "companyActive"`;
+  locked_by AS "lockedBy", automation_run_id AS "automationRunId"`;
+
+const COMPANY_ACTIVE = `(SELECT is_active FROM companies WHERE companies.id = campaigns.company_id)`;
 
 const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
   failed_contacts AS "failedContacts", progress_step AS "progressStep", status`;
+
+/**
+ * Contact statuses each transition starts from, written into the SQL as literals (they come
+ * from the transition table, never from input) so that the planner can use the partial
+ * indexes on status, which a bound array parameter would hide from it.
+ */
+const FROM = {
+  take: statusLiterals(contactStatusesAllowing('take')),
+  deliver: statusLiterals(contactStatusesAllowing('deliver')),
+  fail: statusLiterals(contactStatusesAllowing('fail')),
+  requeue: statusLiterals(contactStatusesAllowing('requeue')),
+  doubt: statusLiterals(contactStatusesAllowing('doubt')),
+  unfinished: statusLiterals(UNFINISHED_CONTACT_STATUSES),
+};
+
+function statusLiterals(statuses: readonly string[]): string {
+  return statuses.map((status) => `'${status.replace(/[^A-Z_]/g, '')}'`).join(', ');
+}
 
 /** Whether the contact row `c` is on its company's active block list, when the company uses one. */
 const CONTACT_IS_BLOCKED = `EXISTS (SELECT 1 FROM blocked_contacts b JOIN companies co ON co.id = b.company_id
@@ -136,33 +158,50 @@ export class DispatchRepository {
   }
 
   /**
-   * Leases up to `limit` due ACTIVE campaigns that nobody holds, whose holder's lease ran out,
-   * or whose holder is dead (its liveness lock is gone: see WorkerLiveness). `takenOver` tells
-   * the last two cases: only then can a contact have been left SENDING. Campaigns this worker
-   * still has in flight (a send that outlived its lease) are never claimed again by it.
+   * Leases up to `limit` due ACTIVE campaigns that nobody holds or whose holder's lease ran
+   * out (`expireLeasesOfGoneWorkers` ends a dead holder's lease at once). `takenOver` tells the
+   * second case: only then can a contact have been left SENDING. Campaigns this worker still
+   * has in flight (a send that outlived its lease) are never claimed again by it.
    */
   async claimDue(
     workerId: string,
     limit: number,
     leaseSeconds: number,
     inFlight: readonly number[],
-  ): Promise<Array<{ id: number; takenOver: boolean }>> {
+  ): Promise<Array<{ id: number; takenOver: boolean; companyActive: boolean }>> {
     if (limit <= 0) {
       return [];
     }
-    return queryRows<{ id: number; takenOver: boolean }>(
+    return queryRows<{ id: number; takenOver: boolean; companyActive: boolean }>(
       this.dataSource,
       `UPDATE campaigns c SET locked_by = $1, locked_until = now() + make_interval(secs => $3)
          FROM (SELECT id, locked_by AS previous_holder FROM campaigns
                 WHERE status = 'ACTIVE' AND next_send_at <= now()
+                  AND (locked_until IS NULL OR locked_until < now())
                   AND NOT (id = ANY($4::int[]))
-                  AND (locked_until IS NULL OR locked_until < now()
-                       OR (locked_by <> $1 AND ${holderIsGoneSql('locked_by')}))
                 ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
         WHERE c.id = due.id
-        RETURNING c.id, due.previous_holder IS NOT NULL AS "takenOver"`,
+        RETURNING c.id, due.previous_holder IS NOT NULL AS "takenOver",
+                  (SELECT is_active FROM companies WHERE companies.id = c.company_id) AS "companyActive"`,
       [workerId, limit, leaseSeconds, inFlight],
     );
+  }
+
+  /**
+   * Ends the leases of workers whose liveness lock is gone (their process died or lost its
+   * connection), so that their campaigns are claimed within a second instead of after the
+   * lease. Kept off the claim statement: reading pg_locks costs more than a claim.
+   */
+  async expireLeasesOfGoneWorkers(workerId: string): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `UPDATE campaigns SET locked_until = now() - interval '1 millisecond'
+        WHERE status = 'ACTIVE' AND locked_until >= now() AND locked_by <> $1
+          AND ${holderIsGoneSql('locked_by')}
+        RETURNING id`,
+      [workerId],
+    );
+    return rows.length;
   }
 
   /**
@@ -177,8 +216,9 @@ export class DispatchRepository {
     workerId: string,
     leaseSeconds: number,
   ): Promise<{ campaign: DispatchCampaign | null; contact: ContactToSend | null }> {
-    const rows = await queryRows<DispatchCampaign & TakenContactColumns>(
+    const rows = await queryPrepared<DispatchCampaign & TakenContactColumns>(
       this.dataSource,
+      'dispatch_begin_leased_send',
       `WITH campaign AS (
          UPDATE campaigns SET locked_until = now() + make_interval(secs => $3)
           WHERE id = $1 AND locked_by = $2
@@ -187,17 +227,17 @@ export class DispatchRepository {
          UPDATE campaign_contacts c
             SET status = 'SENDING', sending_started_at = now(), retry_count = retry_count + 1
           WHERE id = (SELECT id FROM campaign_contacts
-                       WHERE campaign_id = $1 AND status = ANY($4)
+                       WHERE campaign_id = $1 AND status IN (${FROM.take})
                          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
                          AND EXISTS (SELECT 1 FROM campaign
-                                      WHERE status = 'ACTIVE' AND "lockedBy" = $2 AND "companyActive")
+                                      WHERE status = 'ACTIVE' AND "lockedBy" = $2)
                        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
           RETURNING id, phone_number, name, retry_count, ${CONTACT_IS_BLOCKED} AS blocked)
        SELECT campaign.*, taken.id AS "contactId", taken.phone_number AS "contactPhoneNumber",
               taken.name AS "contactName", taken.retry_count AS "contactAttempts",
               taken.blocked AS "contactBlocked"
          FROM campaign LEFT JOIN taken ON true`,
-      [campaignId, workerId, leaseSeconds, contactStatusesAllowing('take')],
+      [campaignId, workerId, leaseSeconds],
     );
     const row = rows[0];
     if (!row) {
@@ -228,7 +268,8 @@ export class DispatchRepository {
   async lockCampaign(manager: EntityManager, campaignId: number): Promise<DispatchCampaign | null> {
     const rows = await queryRows<DispatchCampaign>(
       manager,
-      `SELECT ${CAMPAIGN_COLUMNS} FROM campaigns WHERE id = $1 FOR UPDATE`,
+      `SELECT ${CAMPAIGN_COLUMNS}, ${COMPANY_ACTIVE} AS "companyActive"
+         FROM campaigns WHERE id = $1 FOR UPDATE`,
       [campaignId],
     );
     return rows[0] ?? null;
@@ -248,10 +289,10 @@ export class DispatchRepository {
       manager,
       `UPDATE campaign_contacts
           SET status = 'UNCERTAIN', reconcile_attempts = 0,
-              reconcile_at = coalesce(sending_started_at, now()) + make_interval(secs => $3::float / 1000)
-        WHERE campaign_id = $1 AND status = ANY($2)
+              reconcile_at = coalesce(sending_started_at, now()) + make_interval(secs => $2::float / 1000)
+        WHERE campaign_id = $1 AND status IN (${FROM.doubt})
         RETURNING id, phone_number AS "phoneNumber", name, retry_count AS attempts, false AS blocked`,
-      [campaignId, contactStatusesAllowing('doubt'), firstReconcileDelayMs],
+      [campaignId, firstReconcileDelayMs],
     );
   }
 
@@ -262,12 +303,12 @@ export class DispatchRepository {
       `UPDATE campaign_contacts c
           SET status = 'SENDING', sending_started_at = now(), retry_count = retry_count + 1
         WHERE id = (SELECT id FROM campaign_contacts
-                     WHERE campaign_id = $1 AND status = ANY($2)
+                     WHERE campaign_id = $1 AND status IN (${FROM.take})
                        AND (next_attempt_at IS NULL OR next_attempt_at <= now())
                      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING id, phone_number AS "phoneNumber", name, retry_count AS attempts,
                   ${CONTACT_IS_BLOCKED} AS blocked`,
-      [campaignId, contactStatusesAllowing('take')],
+      [campaignId],
     );
     return rows[0] ?? null;
   }
@@ -283,8 +324,8 @@ export class DispatchRepository {
                     min(reconcile_at) FILTER (WHERE status = 'UNCERTAIN') + interval '1 second',
                     now() + interval '5 seconds') AS at,
               count(*) > 0 AS unfinished
-         FROM campaign_contacts WHERE campaign_id = $1 AND status = ANY($2)`,
-      [campaignId, UNFINISHED_CONTACT_STATUSES],
+         FROM campaign_contacts WHERE campaign_id = $1 AND status IN (${FROM.unfinished})`,
+      [campaignId],
     );
     const row = rows[0];
     return row?.unfinished ? (row.at ?? new Date()) : null;
@@ -304,31 +345,29 @@ export class DispatchRepository {
     pauseSeconds: number,
     manager?: EntityManager,
   ): Promise<CampaignCounters & { leaseHeld: boolean }> {
-    const rows = await queryRows<CampaignCounters & { leaseHeld: boolean }>(
-      manager ?? this.dataSource,
-      `WITH sent AS (
+    const sql = `WITH sent AS (
          UPDATE campaign_contacts SET status = 'SENT', sent_at = now(), gateway_message_id = $3,
                 reconcile_at = NULL
-          WHERE id = $2 AND status = ANY($5)
+          WHERE id = $2 AND status IN (${FROM.deliver})
           RETURNING id)
        UPDATE campaigns
           SET sent_contacts = sent_contacts + (SELECT count(*)::int FROM sent),
-              next_send_at = CASE WHEN locked_by = $6 AND status = 'ACTIVE'
+              next_send_at = CASE WHEN locked_by = $5 AND status = 'ACTIVE'
                                   THEN now() + make_interval(secs => $4) ELSE next_send_at END,
-              disconnected_since = CASE WHEN locked_by = $6 THEN NULL ELSE disconnected_since END,
-              internal_error_streak = CASE WHEN locked_by = $6 THEN 0 ELSE internal_error_streak END,
+              disconnected_since = CASE WHEN locked_by = $5 THEN NULL ELSE disconnected_since END,
+              internal_error_streak = CASE WHEN locked_by = $5 THEN 0 ELSE internal_error_streak END,
               updated_at = now()
         WHERE id = $1
-        RETURNING ${COUNTER_COLUMNS}, locked_by IS NOT DISTINCT FROM $6 AS "leaseHeld"`,
-      [
-        campaignId,
-        contact.id,
-        contact.messageId,
-        pauseSeconds,
-        contactStatusesAllowing('deliver'),
-        workerId,
-      ],
-    );
+        RETURNING ${COUNTER_COLUMNS}, locked_by IS NOT DISTINCT FROM $5 AS "leaseHeld"`;
+    const values = [campaignId, contact.id, contact.messageId, pauseSeconds, workerId];
+    const rows = manager
+      ? await queryRows<CampaignCounters & { leaseHeld: boolean }>(manager, sql, values)
+      : await queryPrepared<CampaignCounters & { leaseHeld: boolean }>(
+          this.dataSource,
+          'dispatch_record_delivered',
+          sql,
+          values,
+        );
     return rows[0];
   }
 
@@ -468,9 +507,10 @@ export class DispatchRepository {
       `UPDATE campaigns SET status = 'COMPLETED', completed_at = now(), next_send_at = NULL,
               locked_until = NULL, locked_by = NULL, updated_at = now()
         WHERE id = $1 AND status = ANY($2)
-          AND NOT EXISTS (SELECT 1 FROM campaign_contacts WHERE campaign_id = $1 AND status = ANY($3))
+          AND NOT EXISTS (SELECT 1 FROM campaign_contacts
+                           WHERE campaign_id = $1 AND status IN (${FROM.unfinished}))
         RETURNING ${COUNTER_COLUMNS}`,
-      [campaignId, statusesAllowing('complete'), UNFINISHED_CONTACT_STATUSES],
+      [campaignId, statusesAllowing('complete')],
     );
     return rows[0] ?? null;
   }
