@@ -17,6 +17,7 @@ import { dataSourceOptions } from './database/data-source-options';
 import { ActuatorModule } from './modules/actuator/actuator.module';
 import { AutomationsModule } from './modules/automations/automations.module';
 import { BlocklistModule } from './modules/blocklist/blocklist.module';
+import { GatewayEventsModule } from './modules/gateway-events/gateway-events.module';
 import { CampaignsModule } from './modules/campaigns/campaigns.module';
 import { CompaniesModule } from './modules/companies/companies.module';
 import { GatewayModule } from './modules/gateway/gateway.module';
@@ -52,6 +53,7 @@ export class AppModule {
         UserDatabasesModule,
         CampaignsModule,
         AutomationsModule,
+        GatewayEventsModule,
         ActuatorModule,
         MediaModule,
         WebhooksModule,

@@ -84,8 +84,19 @@ export interface FakeGroup {
   [field: string]: unknown;
 }
 
+/** The instance's one webhook, as `POST /webhook/set` stored it. */
+export interface FakeWebhook {
+  enabled: boolean;
+  url: string;
+  headers: Record<string, string>;
+  events: string[];
+  byEvents: boolean;
+  base64: boolean;
+}
+
 interface FakeInstance {
   apiKey: string;
+  webhook: FakeWebhook | null;
   /** null: in the gateway's DB but not loaded in memory (connectionState has no `state`). */
   state: FakeInstanceState | null;
   contacts: Record<string, unknown>[];
@@ -193,6 +204,7 @@ export class FakeEvolutionApi {
     this.instances.set(name, {
       apiKey: options.apiKey,
       state: options.state === undefined ? 'open' : options.state,
+      webhook: null,
       contacts: [],
       chats: [],
       groups: [],
@@ -219,6 +231,51 @@ export class FakeEvolutionApi {
    */
   failNext(count: number, status = 500, scope: FakeFailureScope = 'send'): void {
     this.failures = { remaining: count, status, scope };
+  }
+
+  /** The instance's webhook as the service registered it (null: none). */
+  webhookOf(name: string): FakeWebhook | null {
+    return this.instance(name).webhook;
+  }
+
+  /** Another system's webhook on the instance, as if set by someone else. */
+  setWebhook(name: string, webhook: FakeWebhook | null): void {
+    this.instance(name).webhook = webhook;
+  }
+
+  /**
+   * Delivers one event the way Evolution API's `sendDataWebhook` does: POSTs the envelope
+   * `{event, instance, data, destination, date_time, sender, server_url, apikey}` to the
+   * instance's webhook with its headers, when it is enabled and subscribed to the event.
+   * Answers the receiver's status, or null when nothing was sent.
+   */
+  async emit(
+    name: string,
+    event: 'messages.update' | 'messages.upsert' | 'connection.update',
+    data: Record<string, unknown>,
+    options: { apikey?: string | null; dateTime?: Date } = {},
+  ): Promise<number | null> {
+    const webhook = this.instance(name).webhook;
+    const upper = event.toUpperCase().replace(/\./g, '_');
+    if (!webhook?.enabled || !webhook.events.includes(upper)) {
+      return null;
+    }
+    const response = await fetch(webhook.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...webhook.headers },
+      body: JSON.stringify({
+        event,
+        instance: name,
+        data,
+        destination: webhook.url,
+        date_time: (options.dateTime ?? new Date()).toISOString(),
+        sender: '5511999990000@s.whatsapp.net',
+        server_url: this.url,
+        apikey: options.apikey === undefined ? null : options.apikey,
+      }),
+    });
+    await response.arrayBuffer();
+    return response.status;
   }
 
   /** The next sends follow these scripts, one each, in order. */
@@ -415,6 +472,13 @@ export class FakeEvolutionApi {
           scope: 'read',
           handle: (_name, instance, request) => findContacts(instance, request.body),
         };
+      case 'POST webhook/set':
+        return {
+          scope: 'read',
+          handle: (name, instance, request) => setWebhook(name, instance, request.body),
+        };
+      case 'GET webhook/find':
+        return { scope: 'read', handle: (_name, instance) => findWebhook(instance) };
       case 'POST chat/findMessages':
         return {
           scope: 'read',
@@ -787,4 +851,48 @@ function fetchAllGroups(instance: FakeInstance, query: Record<string, string>): 
     return withoutParticipants;
   });
   return { status: 200, body: groups };
+}
+
+/** Evolution API v2.3.6 `webhookSchema`: `webhook {enabled, url}` required; events by enum. */
+function setWebhook(name: string, instance: FakeInstance, body: unknown): Reply {
+  const webhook = (body as { webhook?: unknown } | undefined)?.webhook as
+    Record<string, unknown> | undefined;
+  if (!webhook || typeof webhook !== 'object') {
+    return schemaError('instance requires property "webhook"');
+  }
+  if (
+    typeof webhook.enabled !== 'boolean' ||
+    typeof webhook.url !== 'string' ||
+    webhook.url === ''
+  ) {
+    return schemaError('instance.webhook requires property "enabled" and "url"');
+  }
+  const events = Array.isArray(webhook.events) ? (webhook.events as string[]) : [];
+  instance.webhook = {
+    enabled: webhook.enabled,
+    url: webhook.url,
+    headers: (webhook.headers ?? {}) as Record<string, string>,
+    // Disabled: the gateway clears the events; enabled with none: every event.
+    events: webhook.enabled ? events : [],
+    byEvents: webhook.byEvents === true,
+    base64: webhook.base64 === true,
+  };
+  return { status: 201, body: webhookRecord(name, instance.webhook) };
+}
+
+function findWebhook(instance: FakeInstance): Reply {
+  return { status: 200, body: instance.webhook ? webhookRecord('', instance.webhook) : null };
+}
+
+function webhookRecord(name: string, webhook: FakeWebhook): Record<string, unknown> {
+  return {
+    id: `webhook-${name}`,
+    url: webhook.url,
+    headers: webhook.headers,
+    enabled: webhook.enabled,
+    events: webhook.events,
+    webhookByEvents: webhook.byEvents,
+    webhookBase64: webhook.base64,
+    instanceId: `fake-${name}`,
+  };
 }

@@ -6,8 +6,12 @@ import { RateLimitedError } from '../errors/domain-error';
 import { clientIpOf } from '../http/client-ip';
 import { RateLimiter, RateWindow, WindowOutcome } from './rate-limiter';
 
-/** /actuator and everything under it; not /actuatorX, which is an ordinary (unknown) route. */
-const UNLIMITED_PATHS = /^\/actuator(\/|$)/;
+/**
+ * /actuator and everything under it (not /actuatorX, an ordinary unknown route), and the
+ * gateway's events, which come in bursts of thousands a second from one address and carry
+ * their own secret.
+ */
+const UNLIMITED_PATHS = /^\/(actuator(\/|$)|api\/gateway-events\/)/;
 
 /**
  * Runs before routing, so every response — 404s and 401s included — carries the

@@ -8,6 +8,7 @@ import { CreateAutomations1763810000000 } from './1763810000000-CreateAutomation
 import { AddMonthDayRecordIndexes1763820000000 } from './1763820000000-AddMonthDayRecordIndexes';
 import { RecordSystemContactsInBatches1763830000000 } from './1763830000000-RecordSystemContactsInBatches';
 import { TrustworthySendOutcomes1763840000000 } from './1763840000000-TrustworthySendOutcomes';
+import { GatewayEvents1763850000000 } from './1763850000000-GatewayEvents';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   AddMonthDayRecordIndexes1763820000000,
   RecordSystemContactsInBatches1763830000000,
   TrustworthySendOutcomes1763840000000,
+  GatewayEvents1763850000000,
 ];

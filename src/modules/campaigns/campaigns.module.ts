@@ -4,6 +4,7 @@ import { CampaignsController } from './api/campaigns.controller';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
 import { CampaignGatewayTargets } from './application/campaign-gateway-targets';
 import { CampaignGatewayUsage } from './application/campaign-gateway-usage';
+import { CampaignDeliveryEvents } from './application/campaign-delivery-events';
 import { CampaignLifecycle } from './application/campaign-lifecycle';
 import { CampaignMediaCheck } from './application/campaign-media.check';
 import { CampaignsService } from './application/campaigns.service';
@@ -14,6 +15,7 @@ import { SendReconciler } from './application/send-reconciler';
 import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
 import { CampaignsRepository } from './infrastructure/campaigns.repository';
+import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
 import { DispatchRepository } from './infrastructure/dispatch.repository';
 import { ReconciliationRepository } from './infrastructure/reconciliation.repository';
 import { MediaModule } from '../media/media.module';
@@ -29,6 +31,8 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignDispatcher,
     GatewayMediaPreparer,
     CampaignMediaCheck,
+    CampaignDeliveryEvents,
+    DeliveryReceiptsRepository,
     DispatchWorker,
     SystemContactsFeed,
     SendReconciler,
@@ -38,6 +42,12 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignLifecycle,
     { provide: ContactVariablesProvider, useExisting: UserDatabaseContactVariables },
   ],
-  exports: [DispatchWorker, CampaignLifecycle, CampaignMediaCheck, GatewayMediaPreparer],
+  exports: [
+    DispatchWorker,
+    CampaignLifecycle,
+    CampaignMediaCheck,
+    GatewayMediaPreparer,
+    CampaignDeliveryEvents,
+  ],
 })
 export class CampaignsModule {}

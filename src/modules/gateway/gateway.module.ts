@@ -4,6 +4,7 @@ import { SecretBox } from '../../common/crypto/secret-box';
 import { OutboundHttpClient } from '../../common/outbound/outbound-http.client';
 import { OutboundTargetGuard } from '../../common/outbound/outbound-target.guard';
 import { GatewayConfigsController } from './api/gateway-configs.controller';
+import { DeliveryTrackingRegistrar } from './application/delivery-tracking.registrar';
 import { GatewayConfigUsageRegistry } from './application/gateway-config-usage.registry';
 import { GatewayConfigsService } from './application/gateway-configs.service';
 import { GatewayConfig } from './domain/gateway-config.entity';
@@ -28,6 +29,7 @@ import { GatewayConfigsRepository } from './infrastructure/gateway-configs.repos
     GatewayConfigsRepository,
     GatewayConfigsService,
     GatewayConfigUsageRegistry,
+    DeliveryTrackingRegistrar,
   ],
   exports: [
     MessagingGateway,

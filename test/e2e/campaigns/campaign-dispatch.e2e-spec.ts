@@ -114,7 +114,16 @@ describe('campaign dispatch engine', () => {
       event: 'campaign.completed',
       campaignId: c.id,
       companyId: company.id,
-      stats: { total: 4, sent: 4, failed: 0, pending: 0, progressPercentage: 100 },
+      stats: {
+        total: 4,
+        sent: 4,
+        failed: 0,
+        pending: 0,
+        progressPercentage: 100,
+        // Receipts counted so far (none without delivery tracking).
+        delivered: 0,
+        read: 0,
+      },
     });
     expect(completed.stats.duration).toMatch(/^\d{2}:\d{2}:\d{2}$/);
     expect(new Date(completed.timestamp).toISOString()).toBe(completed.timestamp);

@@ -10,6 +10,7 @@ const ALL_EVENTS = [
   'campaign.completed',
   'campaign.failed',
   'campaign.paused',
+  'contact.opted_out',
 ];
 const ENCRYPTION_KEY = 'webhooks-api-e2e-encryption-key-0123';
 /** An address in a documentation range: public, so allowed, and no DNS needed. */
@@ -212,7 +213,7 @@ describe('webhook configuration', () => {
       [
         'an unknown event',
         { url: HOOK_URL, events: ['campaign.started', 'campaign.deleted'] },
-        /events=cada evento deve ser um de: campaign.started, campaign.progress, campaign.completed, campaign.failed, campaign.paused/,
+        /events=cada evento deve ser um de: campaign.started, campaign.progress, campaign.completed, campaign.failed, campaign.paused, contact.opted_out/,
       ],
       [
         'an event in another case',

@@ -68,6 +68,9 @@ export class AutomationRunResponse {
   @ApiProperty() matchedRecords!: number;
   @ApiProperty() sent!: number;
   @ApiProperty() failed!: number;
+  @ApiProperty({ description: 'Entregues (recibos do WhatsApp, com trackDelivery)' })
+  delivered!: number;
+  @ApiProperty({ description: 'Lidas (recibos do WhatsApp, com trackDelivery)' }) read!: number;
   @ApiProperty() skippedByDedup!: number;
   @ApiProperty() skippedByBlockList!: number;
   @ApiProperty() skippedByLimit!: number;
@@ -89,6 +92,8 @@ export function toAutomationRunResponse(
     matchedRecords: run.matchedRecords,
     sent: run.sent,
     failed: run.failed,
+    delivered: run.delivered,
+    read: run.read,
     skippedByDedup: run.skippedByDedup,
     skippedByBlockList: run.skippedByBlockList,
     skippedByLimit: run.skippedByLimit,

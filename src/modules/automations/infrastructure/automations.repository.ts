@@ -27,6 +27,9 @@ export interface AutomationRunRow {
   skippedByBlockList: number;
   skippedByLimit: number;
   error: string | null;
+  /** From the run's campaign: messages delivered and read (receipts, when tracked). */
+  delivered: number;
+  read: number;
 }
 
 /** Runs as the API shows them; a running run's counts come live from its campaign. */
@@ -36,7 +39,8 @@ const RUN_SELECT = `
          CASE WHEN r.status = 'RUNNING' THEN coalesce(c.sent_contacts, r.sent) ELSE r.sent END AS sent,
          CASE WHEN r.status = 'RUNNING' THEN coalesce(c.failed_contacts, r.failed) ELSE r.failed END AS failed,
          r.skipped_by_dedup AS "skippedByDedup", r.skipped_by_block_list AS "skippedByBlockList",
-         r.skipped_by_limit AS "skippedByLimit", r.error
+         r.skipped_by_limit AS "skippedByLimit", r.error,
+         coalesce(c.delivered_contacts, 0) AS delivered, coalesce(c.read_contacts, 0) AS read
     FROM automation_runs r LEFT JOIN campaigns c ON c.id = r.campaign_id`;
 
 export async function findRun(manager: EntityManager, runId: string): Promise<AutomationRunRow> {

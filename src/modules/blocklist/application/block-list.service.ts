@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import { Injectable } from '@nestjs/common';
 import { normalizePhone } from '../../../common/phone/phone-number';
 import { Clock } from '../../../common/time/clock';
@@ -57,6 +58,20 @@ export class BlockListService {
       throw new PhoneAlreadyBlockedError();
     }
     return blocked;
+  }
+
+  /**
+   * A number that replied with an opt-out word: blocked (or re-activated) as OPT_OUT. Answers
+   * whether this reply blocked it; a repeated reply changes nothing.
+   */
+  async optOut(companyId: number, phone: string, manager?: EntityManager): Promise<boolean> {
+    const blocked = await this.contacts.blockOne(
+      companyId,
+      phone,
+      { reason: 'descadastro por resposta', blockedBy: 'OPT_OUT', blockedAt: this.clock.now() },
+      manager,
+    );
+    return blocked !== null;
   }
 
   /** Blocks up to 1000 numbers in one statement; invalid ones are reported, not refused. */

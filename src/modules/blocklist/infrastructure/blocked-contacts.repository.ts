@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import type { BlockListStats } from '../domain/block-list-stats';
 import type { BlockedBy } from '../domain/blocked-by';
 import { BlockedContact } from '../domain/blocked-contact.entity';
@@ -55,8 +55,9 @@ export class BlockedContactsRepository {
     companyId: number,
     phone: string,
     block: NewBlock,
+    manager?: EntityManager,
   ): Promise<BlockedContact | null> {
-    const rows = await this.upsert(companyId, [phone], block);
+    const rows = await this.upsert(companyId, [phone], block, manager);
     return rows[0] ? this.toEntity(rows[0]) : null;
   }
 
@@ -118,8 +119,9 @@ export class BlockedContactsRepository {
     companyId: number,
     phones: string[],
     block: NewBlock,
+    manager?: EntityManager,
   ): Promise<BlockedContactRow[]> {
-    return this.contacts.query<BlockedContactRow[]>(UPSERT_BLOCKS, [
+    return (manager ?? this.contacts.manager).query<BlockedContactRow[]>(UPSERT_BLOCKS, [
       companyId,
       phones,
       block.reason,

@@ -74,6 +74,21 @@ export class CampaignResponse {
       'Contatos com falha cujo resultado ficou desconhecido: o gateway não confirmou o envio e a mensagem não foi encontrada nele (nunca reenviada). Já contados em failedContacts',
   })
   unknownOutcomeContacts!: number;
+  @ApiProperty({ description: 'Entregues no aparelho (recibos do WhatsApp; só com trackDelivery)' })
+  deliveredContacts!: number;
+  @ApiProperty({
+    description:
+      'Lidas (recibos do WhatsApp; só com trackDelivery e confirmação de leitura ligada)',
+  })
+  readContacts!: number;
+  @ApiProperty({ example: 96.5, description: 'deliveredContacts / sentContacts, em %' })
+  deliveryRate!: number;
+  @ApiProperty({ example: 41.2, description: 'readContacts / sentContacts, em %' })
+  readRate!: number;
+  @ApiProperty({
+    description: 'Pessoas que responderam a esta campanha com uma palavra de descadastro',
+  })
+  optedOutContacts!: number;
   @ApiProperty({
     nullable: true,
     type: String,
@@ -144,6 +159,11 @@ export function toCampaignResponse(
     },
     blockedContactsRemoved: campaign.blockedContactsRemoved,
     unknownOutcomeContacts: campaign.unknownOutcomeContacts,
+    deliveredContacts: campaign.deliveredContacts,
+    readContacts: campaign.readContacts,
+    deliveryRate: rateOf(campaign.deliveredContacts, campaign.sentContacts),
+    readRate: rateOf(campaign.readContacts, campaign.sentContacts),
+    optedOutContacts: campaign.optedOutContacts,
     pauseReason: campaign.status === 'PAUSED' ? campaign.pauseReason : null,
     message:
       campaign.status === 'FAILED'
@@ -163,6 +183,13 @@ export class CampaignContactResponse {
   @ApiPropertyOptional({ description: 'Quando FAILED' }) failedAt?: string;
   @ApiPropertyOptional({ description: 'Quando FAILED' }) failureReason?: string;
   @ApiProperty({ description: 'Tentativas de envio' }) retryCount!: number;
+  @ApiPropertyOptional({ description: 'Quando o WhatsApp informou a entrega (com trackDelivery)' })
+  deliveredAt?: string;
+  @ApiPropertyOptional({ description: 'Quando foi lida' }) readAt?: string;
+  @ApiPropertyOptional({ description: 'Quando o áudio ou vídeo foi reproduzido' })
+  playedAt?: string;
+  @ApiPropertyOptional({ description: 'Erro que o WhatsApp informou depois de aceitar a mensagem' })
+  deliveryError?: string;
 }
 
 /** SENDING and UNCERTAIN are internal: the contract's contact states are three. */
@@ -180,9 +207,23 @@ export function toCampaignContactResponse(
   if (row.status === 'SENT' && row.sentAt) {
     response.sentAt = formatLocalDateTime(row.sentAt, timezone) as string;
   }
+  for (const field of ['deliveredAt', 'readAt', 'playedAt'] as const) {
+    const at = row[field];
+    if (at) {
+      response[field] = formatLocalDateTime(at, timezone) as string;
+    }
+  }
+  if (row.deliveryError) {
+    response.deliveryError = row.deliveryError;
+  }
   if (row.status === 'FAILED') {
     response.failedAt = formatLocalDateTime(row.failedAt, timezone) as string;
     response.failureReason = row.failureReason ?? '';
   }
   return response;
+}
+
+/** A share of the sent messages, in percent with one decimal; 0 before anything was sent. */
+function rateOf(part: number, sent: number): number {
+  return sent > 0 ? Math.round((part / sent) * 1000) / 10 : 0;
 }

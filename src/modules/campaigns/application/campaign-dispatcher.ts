@@ -581,6 +581,20 @@ export class CampaignDispatcher {
     await this.lifecycle.campaignEnded(manager, campaign, counters, null);
   }
 
+  /**
+   * Ends a campaign for a reason found outside a send (its instance logged out of WhatsApp),
+   * with the same event and records as a send that found it. No notice: it would go through
+   * the instance that cannot send.
+   */
+  async failCampaignNow(campaignId: number, reason: string): Promise<void> {
+    await this.repository.transaction(async (manager) => {
+      const campaign = await this.repository.lockCampaign(manager, campaignId);
+      if (campaign) {
+        await this.failCampaign(manager, campaign, reason, false);
+      }
+    });
+  }
+
   private async failCampaign(
     manager: EntityManager,
     campaign: DispatchCampaign,

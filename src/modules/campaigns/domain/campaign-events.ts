@@ -43,6 +43,7 @@ function event(
         failed: counts.failedContacts,
         pending: pendingOf(counts),
         progressPercentage: progressPercentage(counts),
+        ...receiptCounts(counts),
         ...extraStats,
       },
       ...extra,
@@ -99,4 +100,15 @@ export function pausedEvent(
   reason: string,
 ): CampaignEvent {
   return event('campaign.paused', campaign, counts, now, {}, { reason });
+}
+
+/** Delivered and read counts (receipts), when the counts carry them. */
+function receiptCounts(counts: CampaignCounts): Record<string, number> {
+  const { deliveredContacts, readContacts } = counts as CampaignCounts & {
+    deliveredContacts?: number;
+    readContacts?: number;
+  };
+  return deliveredContacts === undefined
+    ? {}
+    : { delivered: deliveredContacts, read: readContacts ?? 0 };
 }

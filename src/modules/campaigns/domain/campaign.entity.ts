@@ -78,6 +78,11 @@ export class Campaign {
   /** FAILED contacts whose send outcome stayed unknown (never found in the gateway's store). */
   @Column({ name: 'unknown_outcome_contacts', type: 'integer', default: 0 })
   unknownOutcomeContacts!: number;
+  /** Contacts whose message WhatsApp reported delivered / read (receipts, with trackDelivery). */
+  @Column({ name: 'delivered_contacts', type: 'integer', default: 0 }) deliveredContacts!: number;
+  @Column({ name: 'read_contacts', type: 'integer', default: 0 }) readContacts!: number;
+  /** People who answered this campaign's message with an opt-out word. */
+  @Column({ name: 'opted_out_contacts', type: 'integer', default: 0 }) optedOutContacts!: number;
   @Column({ name: 'total_contacts', type: 'integer' }) totalContacts!: number;
   @Column({ name: 'sent_contacts', type: 'integer' }) sentContacts!: number;
   @Column({ name: 'failed_contacts', type: 'integer' }) failedContacts!: number;
@@ -121,6 +126,9 @@ export class Campaign {
       pauseReason: null,
       internalErrorStreak: 0,
       unknownOutcomeContacts: 0,
+      deliveredContacts: 0,
+      readContacts: 0,
+      optedOutContacts: 0,
       totalContacts: 0,
       sentContacts: 0,
       failedContacts: 0,

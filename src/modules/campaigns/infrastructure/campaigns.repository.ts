@@ -18,6 +18,10 @@ export interface CampaignContactRow {
   failedAt: Date | null;
   failureReason: string | null;
   retryCount: number;
+  deliveredAt: Date | null;
+  readAt: Date | null;
+  playedAt: Date | null;
+  deliveryError: string | null;
 }
 
 @Injectable()
@@ -158,7 +162,9 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     const [items, totals] = await Promise.all([
       this.repository.query<CampaignContactRow[]>(
         `SELECT id, phone_number AS "phoneNumber", name, status, sent_at AS "sentAt", failed_at AS "failedAt",
-                failure_reason AS "failureReason", retry_count AS "retryCount"
+                failure_reason AS "failureReason", retry_count AS "retryCount",
+                delivered_at AS "deliveredAt", read_at AS "readAt", played_at AS "playedAt",
+                delivery_error AS "deliveryError"
            FROM campaign_contacts WHERE campaign_id = $1 AND company_id = $4
           ORDER BY id LIMIT $2 OFFSET $3`,
         [campaignId, size, page * size, companyId],

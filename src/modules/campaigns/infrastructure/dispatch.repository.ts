@@ -67,6 +67,8 @@ export interface CampaignCounters {
   failedContacts: number;
   progressStep: number;
   status: string;
+  deliveredContacts: number;
+  readContacts: number;
 }
 
 /** How a contact goes back to PENDING, and what that says about the campaign. */
@@ -103,7 +105,8 @@ const CAMPAIGN_COLUMNS = `
 const COMPANY_ACTIVE = `(SELECT is_active FROM companies WHERE companies.id = campaigns.company_id)`;
 
 const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
-  failed_contacts AS "failedContacts", progress_step AS "progressStep", status`;
+  failed_contacts AS "failedContacts", progress_step AS "progressStep", status,
+  delivered_contacts AS "deliveredContacts", read_contacts AS "readContacts"`;
 
 /**
  * Contact statuses each transition starts from, written into the SQL as literals (they come

@@ -25,7 +25,7 @@ export class CompanySettingsController {
   }
 
   @Patch()
-  @ApiOperation({ summary: 'Liga/desliga o bloqueio inteligente e as enquetes' })
+  @ApiOperation({ summary: 'Liga/desliga o bloqueio inteligente e as enquetes; palavras e resposta de descadastro' })
   @ApiOkResponse({ type: CompanySettingsResponse })
   async update(
     @CurrentCompany() company: CompanySession,

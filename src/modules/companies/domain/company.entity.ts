@@ -31,8 +31,20 @@ export type CompanyAdminChanges = Partial<
 >;
 
 export type CompanySettingsChanges = Partial<
-  Pick<CompanyFeatureFlags, 'blockedContactsEnabled' | 'pollCampaignsEnabled'>
+  Pick<CompanyFeatureFlags, 'blockedContactsEnabled' | 'pollCampaignsEnabled'> & {
+    optOutWords: string[] | null;
+    optOutConfirmation: string | null;
+  }
 >;
+
+/** Replies that block a number (compared trimmed, without case or accents). */
+export const DEFAULT_OPT_OUT_WORDS: readonly string[] = [
+  'SAIR',
+  'PARAR',
+  'STOP',
+  'CANCELAR',
+  'DESCADASTRAR',
+];
 
 @Entity({ name: 'companies' })
 export class Company implements CompanyLimitOverrides, CompanyFeatureFlags {
@@ -49,6 +61,12 @@ export class Company implements CompanyLimitOverrides, CompanyFeatureFlags {
   pollCampaignsEnabled!: boolean;
   @Column({ name: 'automations_enabled', type: 'boolean', default: true })
   automationsEnabled!: boolean;
+  /** Replies that opt a number out; null: DEFAULT_OPT_OUT_WORDS. */
+  @Column({ name: 'opt_out_words', type: 'text', array: true, nullable: true })
+  optOutWords!: string[] | null;
+  /** Sent once, through the same instance, to a number that opted out; null: none. */
+  @Column({ name: 'opt_out_confirmation', type: 'text', nullable: true })
+  optOutConfirmation!: string | null;
   @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true }) rateLimitPerMinute!:
     number | null;
   @Column({ name: 'rate_limit_per_hour', type: 'integer', nullable: true }) rateLimitPerHour!:
@@ -111,7 +129,18 @@ export class Company implements CompanyLimitOverrides, CompanyFeatureFlags {
     if (changes.pollCampaignsEnabled !== undefined) {
       this.pollCampaignsEnabled = changes.pollCampaignsEnabled;
     }
+    if (changes.optOutWords !== undefined) {
+      this.optOutWords = changes.optOutWords;
+    }
+    if (changes.optOutConfirmation !== undefined) {
+      this.optOutConfirmation = changes.optOutConfirmation?.trim() || null;
+    }
     this.updatedAt = now;
+  }
+
+  /** The words whose reply opts a number out. */
+  get effectiveOptOutWords(): readonly string[] {
+    return this.optOutWords ?? DEFAULT_OPT_OUT_WORDS;
   }
 
   effectiveLimits(system: SystemLimits): SystemLimits {

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsString, Matches, MaxLength } from 'class-validator';
 import { IsOmittable } from '../../../common/http/validation';
 import { IsOutboundUrl } from '../../../common/outbound/is-outbound-url.decorator';
 
@@ -45,6 +45,24 @@ export class CreateGatewayConfigDto {
   @Matches(NOT_BLANK, REQUIRED_F)
   @MaxLength(100, MAX_100)
   instance!: string;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Ouvir o WhatsApp: registra no gateway o webhook deste serviço (recibos de entrega e leitura, descadastro por resposta, estado da instância). PUBLIC_BASE_URL precisa ser alcançável pelo gateway',
+  })
+  @IsOmittable()
+  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
+  trackDelivery?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Com trackDelivery: substitui o webhook que a instância já envia para outro endereço (a instância tem um só)',
+  })
+  @IsOmittable()
+  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
+  replaceGatewayWebhook?: boolean;
 }
 
 /** Partial update: absent fields stay; null is refused like any other non-text. */
@@ -78,4 +96,22 @@ export class UpdateGatewayConfigDto {
   @Matches(NOT_BLANK, { message: 'não pode ser vazia' })
   @MaxLength(100, MAX_100)
   instance?: string;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Ouvir o WhatsApp: registra no gateway o webhook deste serviço (recibos de entrega e leitura, descadastro por resposta, estado da instância). PUBLIC_BASE_URL precisa ser alcançável pelo gateway',
+  })
+  @IsOmittable()
+  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
+  trackDelivery?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Com trackDelivery: substitui o webhook que a instância já envia para outro endereço (a instância tem um só)',
+  })
+  @IsOmittable()
+  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
+  replaceGatewayWebhook?: boolean;
 }

@@ -8,6 +8,19 @@ export class GatewayConfigResponse {
   @ApiProperty({ example: 'Vendas - WhatsApp principal' }) name!: string;
   @ApiProperty({ example: 'https://gw.example.com' }) url!: string;
   @ApiProperty({ example: 'acme-sales' }) instance!: string;
+  @ApiProperty({
+    example: false,
+    description:
+      'O webhook deste serviço está registrado na instância (recibos, descadastro, estado)',
+  })
+  trackDelivery!: boolean;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'open',
+    description: 'Estado da instância segundo o último evento connection.update recebido',
+  })
+  instanceState!: string | null;
   @ApiProperty({ example: '2026-11-22T12:00:00.000Z' }) createdAt!: string;
   @ApiProperty({ example: '2026-11-22T12:00:00.000Z' }) updatedAt!: string;
 }
@@ -30,6 +43,8 @@ export function toGatewayConfigResponse(config: GatewayConfig): GatewayConfigRes
     name: config.name,
     url: config.url,
     instance: config.instance,
+    trackDelivery: config.trackDelivery,
+    instanceState: config.instanceState,
     createdAt: config.createdAt.toISOString(),
     updatedAt: config.updatedAt.toISOString(),
   };

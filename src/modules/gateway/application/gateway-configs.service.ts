@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { timingSafeEqual } from 'node:crypto';
+import { ExpiringMap } from '../../../common/caching/expiring-map';
 import { SecretBox, SecretBoxError } from '../../../common/crypto/secret-box';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
@@ -17,6 +19,7 @@ import {
   MessagingGateway,
 } from '../domain/messaging-gateway';
 import { GatewayConfigsRepository } from '../infrastructure/gateway-configs.repository';
+import { DeliveryTrackingRegistrar, secretHash } from './delivery-tracking.registrar';
 import { GatewayConfigUsageRegistry } from './gateway-config-usage.registry';
 
 export interface GatewayConfigInput {
@@ -24,6 +27,21 @@ export interface GatewayConfigInput {
   url: string;
   apiKey: string;
   instance: string;
+}
+
+/** Delivery tracking, on create and update: register (or remove) our webhook on the instance. */
+export interface TrackingInput {
+  trackDelivery?: boolean;
+  /** Replace a webhook the instance already sends elsewhere. */
+  replaceGatewayWebhook?: boolean;
+}
+
+/** What an inbound gateway event is checked against, and whose it is. */
+export interface EventsSource {
+  gatewayConfigId: number;
+  companyId: number;
+  instance: string;
+  apiKey: string;
 }
 
 /** What other modules may show or store about a configuration (SPEC.md gatewayConfig). */
@@ -51,6 +69,9 @@ const URL_REFUSALS: Partial<Record<OutboundError['kind'], string>> = {
   unresolvable: 'tem um host que não foi encontrado (DNS)',
 };
 
+/** How long an events source stays cached; a stopped tracking is refused within this time. */
+const EVENTS_SOURCE_TTL_MS = 5_000;
+
 @Injectable()
 export class GatewayConfigsService {
   constructor(
@@ -59,17 +80,35 @@ export class GatewayConfigsService {
     private readonly targets: OutboundTargetGuard,
     private readonly gateway: MessagingGateway,
     private readonly usage: GatewayConfigUsageRegistry,
+    private readonly tracking: DeliveryTrackingRegistrar,
     private readonly clock: Clock,
   ) {}
 
-  async create(companyId: number, input: GatewayConfigInput): Promise<GatewayConfig> {
+  private readonly eventsSources = new ExpiringMap<
+    number,
+    { hash: Buffer; source: EventsSource } | null
+  >(EVENTS_SOURCE_TTL_MS, 10_000);
+
+  async create(
+    companyId: number,
+    input: GatewayConfigInput & TrackingInput,
+  ): Promise<GatewayConfig> {
     await this.assertCallable(input.url);
-    const config = GatewayConfig.create(
-      companyId,
-      this.fieldsOf(companyId, input),
-      this.clock.now(),
+    const config = await this.configs.save(
+      GatewayConfig.create(companyId, this.fieldsOf(companyId, input), this.clock.now()),
     );
-    return this.configs.save(config);
+    if (input.trackDelivery) {
+      // The events URL names the configuration, so it exists first; a refused registration
+      // leaves nothing behind.
+      try {
+        await this.tracking.register(config, this.targetOf(config), !!input.replaceGatewayWebhook);
+      } catch (error) {
+        await this.configs.delete(companyId, config.id);
+        throw error;
+      }
+      return this.configs.save(config);
+    }
+    return config;
   }
 
   list(companyId: number): Promise<GatewayConfig[]> {
@@ -83,14 +122,74 @@ export class GatewayConfigsService {
   async update(
     companyId: number,
     id: number,
-    changes: Partial<GatewayConfigInput>,
+    changes: Partial<GatewayConfigInput> & TrackingInput,
   ): Promise<GatewayConfig> {
     const config = await this.configs.findOwnedOrFail(companyId, id);
     if (changes.url !== undefined) {
       await this.assertCallable(changes.url);
     }
+    const before = { url: config.url, instance: config.instance, key: config.apiKeyEncrypted };
     config.change(this.fieldsOf(companyId, changes), this.clock.now());
+    const moved =
+      before.url !== config.url ||
+      before.instance !== config.instance ||
+      before.key !== config.apiKeyEncrypted;
+    const track = changes.trackDelivery ?? config.trackDelivery;
+    if (track && (changes.trackDelivery === true || moved)) {
+      await this.tracking.register(config, this.targetOf(config), !!changes.replaceGatewayWebhook);
+    } else if (!track && config.trackDelivery) {
+      await this.tracking.unregister(config, this.targetOf(config));
+    }
     return this.configs.save(config);
+  }
+
+  /**
+   * The configuration an inbound event names, when it tracks delivery and the event carries
+   * its secret (compared in constant time); null otherwise. Cached for a few seconds: events
+   * come in bursts of thousands.
+   */
+  async eventsSource(configId: number, secret: string): Promise<EventsSource | null> {
+    let entry = this.eventsSources.get(configId);
+    if (!entry) {
+      const config = await this.configs.findById(configId);
+      const value =
+        config?.trackDelivery && config.eventsSecretHash
+          ? {
+              hash: Buffer.from(config.eventsSecretHash, 'hex'),
+              source: {
+                gatewayConfigId: config.id,
+                companyId: config.companyId,
+                instance: config.instance,
+                apiKey: this.openKey(config),
+              },
+            }
+          : null;
+      this.eventsSources.set(configId, value);
+      entry = { value };
+    }
+    const known = entry.value;
+    if (!known) {
+      return null;
+    }
+    const presented = Buffer.from(secretHash(secret), 'hex');
+    return timingSafeEqual(presented, known.hash) ? known.source : null;
+  }
+
+  /**
+   * Records what a connection.update said; false when a later one was already recorded (events
+   * may come in any order), and then it changes nothing.
+   */
+  recordInstanceState(
+    configId: number,
+    state: string,
+    reason: number | null,
+    at: Date,
+  ): Promise<boolean> {
+    return this.configs.recordInstanceState(configId, state, reason, at);
+  }
+
+  private targetOf(config: GatewayConfig): GatewayTarget {
+    return { url: config.url, apiKey: this.openKey(config), instance: config.instance };
   }
 
   /**
@@ -99,10 +198,14 @@ export class GatewayConfigsService {
    * row refuses the delete the same way instead of failing with a 500.
    */
   async delete(companyId: number, id: number): Promise<void> {
-    await this.configs.findOwnedOrFail(companyId, id);
+    const config = await this.configs.findOwnedOrFail(companyId, id);
     const reasons = await this.usage.reasonsInUse(companyId, id);
     if (reasons.length > 0) {
       throw new GatewayConfigInUseError(reasons);
+    }
+    if (config.trackDelivery) {
+      // Best effort: the configuration goes either way, and its events are refused once it has.
+      await this.tracking.unregister(config, this.targetOf(config)).catch(() => undefined);
     }
     if ((await this.configs.delete(companyId, id)) === 'referenced') {
       throw new GatewayConfigInUseError([

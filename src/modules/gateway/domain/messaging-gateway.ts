@@ -43,6 +43,21 @@ export interface StoredSentMessage {
   sentAt: Date;
 }
 
+/** The instance's one webhook, as the gateway keeps it. */
+export interface InstanceWebhook {
+  enabled: boolean;
+  url: string | null;
+}
+
+export interface InstanceWebhookSettings {
+  enabled: boolean;
+  url: string;
+  /** Sent by the gateway with every event. */
+  headers: Record<string, string>;
+  /** Upper-snake event names, e.g. MESSAGES_UPDATE. */
+  events: string[];
+}
+
 export type InstanceConnectionState = 'open' | 'connecting' | 'close' | 'unknown';
 
 /**
@@ -150,6 +165,12 @@ export abstract class MessagingGateway {
     remoteJid: string,
     window: { from: Date; to: Date },
   ): Promise<StoredSentMessage[]>;
+
+  /** The instance's webhook (GET /webhook/find); null when it has none. */
+  abstract findWebhook(target: GatewayTarget): Promise<InstanceWebhook | null>;
+
+  /** Replaces the instance's one webhook (POST /webhook/set). */
+  abstract setWebhook(target: GatewayTarget, settings: InstanceWebhookSettings): Promise<void>;
 
   /** Reads retry transient failures a few times inside a short budget. */
   abstract connectionState(target: GatewayTarget): Promise<InstanceConnectionState>;

@@ -14,6 +14,8 @@ import {
   GatewayGroup,
   GatewayTarget,
   InstanceConnectionState,
+  InstanceWebhook,
+  InstanceWebhookSettings,
   MessagingGateway,
   OutgoingMessage,
   SendOptions,
@@ -27,6 +29,7 @@ import {
   toConnectionState,
   toContacts,
   toGroups,
+  toInstanceWebhook,
   toSentMessage,
   toStoredSentMessages,
 } from './evolution-api.payloads';
@@ -107,6 +110,33 @@ export class EvolutionApiGateway extends MessagingGateway {
       timeoutMs: READ_TIMEOUT_MS,
     });
     return toStoredSentMessages(data);
+  }
+
+  async findWebhook(target: GatewayTarget): Promise<InstanceWebhook | null> {
+    const data = await this.read(target, {
+      method: 'GET',
+      path: `/webhook/find/${encodeURIComponent(target.instance)}`,
+      timeoutMs: READ_TIMEOUT_MS,
+    });
+    return toInstanceWebhook(data);
+  }
+
+  async setWebhook(target: GatewayTarget, settings: InstanceWebhookSettings): Promise<void> {
+    await this.call(target, {
+      method: 'POST',
+      path: `/webhook/set/${encodeURIComponent(target.instance)}`,
+      json: {
+        webhook: {
+          enabled: settings.enabled,
+          url: settings.url,
+          headers: settings.headers,
+          byEvents: false,
+          base64: false,
+          events: settings.events,
+        },
+      },
+      timeoutMs: READ_TIMEOUT_MS,
+    });
   }
 
   async connectionState(target: GatewayTarget): Promise<InstanceConnectionState> {

@@ -4,6 +4,7 @@ import {
   GatewayError,
   GatewayGroup,
   InstanceConnectionState,
+  InstanceWebhook,
   OutgoingMessage,
   SendOptions,
   SentMessage,
@@ -115,6 +116,15 @@ export function toStoredSentMessages(body: unknown): StoredSentMessage[] {
       ? [{ messageId, remoteJid, sentAt: new Date(seconds * 1000) }]
       : [];
   });
+}
+
+/** `GET /webhook/find`: the stored record `{enabled, url, …}`, or null when there is none. */
+export function toInstanceWebhook(body: unknown): InstanceWebhook | null {
+  if (typeof body !== 'object' || body === null) {
+    return null;
+  }
+  const row = record(body);
+  return { enabled: row.enabled === true, url: text(row.url) };
 }
 
 const KNOWN_STATES: readonly InstanceConnectionState[] = ['open', 'connecting', 'close'];

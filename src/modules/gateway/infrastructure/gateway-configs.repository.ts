@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
+import { queryRows } from '../../../database/query-rows';
 import { GatewayConfig } from '../domain/gateway-config.entity';
 import { GATEWAY_CONFIG } from '../domain/gateway-config.errors';
 
@@ -16,6 +17,27 @@ export class GatewayConfigsRepository extends TenantRepository<GatewayConfig> {
   /** Newest first; ids grow with creation, so the (company_id, id) index serves the order. */
   listNewestFirst(companyId: number): Promise<GatewayConfig[]> {
     return this.repository.find({ where: { companyId }, order: { id: 'DESC' } });
+  }
+
+  /** For inbound events, which name a configuration but no company: the caller checks its secret. */
+  findById(id: number): Promise<GatewayConfig | null> {
+    return this.repository.findOneBy({ id });
+  }
+
+  async recordInstanceState(
+    id: number,
+    state: string,
+    reason: number | null,
+    at: Date,
+  ): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.repository.manager,
+      `UPDATE gateway_configs SET instance_state = $2, instance_state_reason = $3, instance_state_at = $4
+        WHERE id = $1 AND (instance_state_at IS NULL OR instance_state_at <= $4)
+        RETURNING id`,
+      [id, state.slice(0, 20), reason, at],
+    );
+    return rows.length > 0;
   }
 
   save(config: GatewayConfig): Promise<GatewayConfig> {

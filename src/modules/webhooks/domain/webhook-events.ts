@@ -1,13 +1,14 @@
 import type { CampaignEventType } from '../../campaigns/domain/campaign-events';
 
-/** The events a webhook can subscribe to (SPEC.md 6); a new campaign event must be added here. */
+/** The events a webhook can subscribe to; a new campaign event must be added here. */
 export const WEBHOOK_EVENTS = [
   'campaign.started',
   'campaign.progress',
   'campaign.completed',
   'campaign.failed',
   'campaign.paused',
-] as const satisfies readonly CampaignEventType[];
+  'contact.opted_out',
+] as const satisfies readonly (CampaignEventType | 'contact.opted_out')[];
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

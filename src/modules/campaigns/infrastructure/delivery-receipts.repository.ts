@@ -1,0 +1,129 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { queryRows } from '../../../database/query-rows';
+
+/** One receipt: the gateway's message key id, how far the message got, and when. */
+export interface Receipt {
+  companyId: number;
+  keyId: string;
+  /** 0 error, 2 server ack, 3 delivered, 4 read, 5 played (see receiptRank). */
+  rank: number;
+  at: Date;
+}
+
+/**
+ * Receipts, set-based: a batch of messages.update events is one statement that moves each
+ * contact's delivered/read/played times forward (never back, READ implying delivered) and
+ * counts, per campaign, the contacts that became delivered or read in it.
+ */
+@Injectable()
+export class DeliveryReceiptsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Applies the receipts; returns the key ids that matched a contact (others may come early). */
+  async apply(manager: EntityManager, receipts: Receipt[]): Promise<Set<string>> {
+    if (receipts.length === 0) {
+      return new Set();
+    }
+    const rows = await queryRows<{ keyId: string }>(
+      manager,
+      `WITH receipt AS (
+         SELECT key_id, company_id, max(rank) AS rank, max(at) AS at, bool_or(rank = 0) AS error
+           FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[]) AS r(key_id, company_id, rank, at)
+          GROUP BY key_id, company_id),
+       old AS (
+         SELECT c.id, c.campaign_id, c.gateway_message_id, c.delivered_at, c.read_at, r.rank, r.at, r.error
+           FROM campaign_contacts c JOIN receipt r
+             ON c.gateway_message_id = r.key_id AND c.company_id = r.company_id
+          WHERE c.status = 'SENT'
+          FOR UPDATE OF c),
+       moved AS (
+         UPDATE campaign_contacts c
+            SET delivered_at = CASE WHEN o.rank >= 3 THEN coalesce(c.delivered_at, o.at) ELSE c.delivered_at END,
+                read_at = CASE WHEN o.rank >= 4 THEN coalesce(c.read_at, o.at) ELSE c.read_at END,
+                played_at = CASE WHEN o.rank >= 5 THEN coalesce(c.played_at, o.at) ELSE c.played_at END,
+                delivery_error = CASE WHEN o.error AND o.rank < 3
+                                      THEN 'o WhatsApp informou um erro depois de aceitar a mensagem'
+                                      ELSE c.delivery_error END
+           FROM old o
+          WHERE c.id = o.id
+          RETURNING o.campaign_id, o.gateway_message_id AS key_id,
+                    (o.delivered_at IS NULL AND o.rank >= 3) AS newly_delivered,
+                    (o.read_at IS NULL AND o.rank >= 4) AS newly_read),
+       counted AS (
+         UPDATE campaigns k
+            SET delivered_contacts = delivered_contacts + s.delivered, read_contacts = read_contacts + s.read
+           FROM (SELECT campaign_id, count(*) FILTER (WHERE newly_delivered)::int AS delivered,
+                        count(*) FILTER (WHERE newly_read)::int AS read
+                   FROM moved GROUP BY campaign_id) s
+          WHERE k.id = s.campaign_id AND (s.delivered > 0 OR s.read > 0)
+          RETURNING k.id)
+       SELECT key_id AS "keyId" FROM moved, (SELECT count(*) FROM counted) AS force_counted`,
+      [
+        receipts.map((r) => r.keyId),
+        receipts.map((r) => r.companyId),
+        receipts.map((r) => r.rank),
+        receipts.map((r) => r.at),
+      ],
+    );
+    return new Set(rows.map((row) => row.keyId));
+  }
+
+  /**
+   * The campaign whose message a person answered: the latest one this gateway configuration
+   * sent to one of the number's forms; its opt-outs count one more. Null when none did.
+   */
+  async countOptOut(
+    manager: EntityManager,
+    companyId: number,
+    gatewayConfigId: number,
+    phones: string[],
+  ): Promise<{ campaignId: number; automationRunId: string | null } | null> {
+    const rows = await queryRows<{ campaignId: number; automationRunId: string | null }>(
+      manager,
+      `UPDATE campaigns SET opted_out_contacts = opted_out_contacts + 1
+        WHERE id = (SELECT k.id FROM campaigns k
+                      JOIN campaign_contacts c ON c.campaign_id = k.id AND c.phone_number = ANY($3)
+                     WHERE k.company_id = $1 AND k.gateway_config_id = $2 AND c.status = 'SENT'
+                     ORDER BY c.sent_at DESC LIMIT 1)
+        RETURNING id AS "campaignId", automation_run_id AS "automationRunId"`,
+      [companyId, gatewayConfigId, phones],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** ACTIVE campaigns of the configuration wait for the instance (which reconnects by itself). */
+  async holdForClosedInstance(gatewayConfigId: number, recheckSeconds: number): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `UPDATE campaigns SET disconnected_since = coalesce(disconnected_since, now()),
+              next_send_at = greatest(next_send_at, now() + make_interval(secs => $2))
+        WHERE gateway_config_id = $1 AND status = 'ACTIVE'
+        RETURNING id`,
+      [gatewayConfigId, recheckSeconds],
+    );
+    return rows.length;
+  }
+
+  /** The instance is back: campaigns that waited for it are due at once. */
+  async releaseForOpenInstance(gatewayConfigId: number): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `UPDATE campaigns SET next_send_at = now()
+        WHERE gateway_config_id = $1 AND status = 'ACTIVE' AND disconnected_since IS NOT NULL
+        RETURNING id`,
+      [gatewayConfigId],
+    );
+    return rows.length;
+  }
+
+  /** Campaigns that can still send through the configuration (ACTIVE or PAUSED). */
+  async liveCampaignIds(gatewayConfigId: number): Promise<number[]> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `SELECT id FROM campaigns WHERE gateway_config_id = $1 AND status IN ('ACTIVE', 'PAUSED')`,
+      [gatewayConfigId],
+    );
+    return rows.map((row) => row.id);
+  }
+}

@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { ValidationFailedError } from '../../../common/errors/domain-error';
+import { classifyAddress } from '../../../common/outbound/address-classification';
+import { Clock } from '../../../common/time/clock';
+import { AppConfig } from '../../../config/app-config.service';
+import type { GatewayConfig } from '../domain/gateway-config.entity';
+import { gatewayFailure } from '../domain/gateway-config.errors';
+import { GatewayError, GatewayTarget, MessagingGateway } from '../domain/messaging-gateway';
+
+/** The header the gateway sends with every event; its value is the configuration's secret. */
+export const EVENTS_SECRET_HEADER = 'x-campaign-service-secret';
+/** What the service listens to: receipts, replies (opt-out) and the instance's connection. */
+export const TRACKED_GATEWAY_EVENTS = ['MESSAGES_UPDATE', 'MESSAGES_UPSERT', 'CONNECTION_UPDATE'];
+
+export function secretHash(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/**
+ * Registers the service's own inbound URL as the instance's webhook (Evolution API
+ * `POST /webhook/set`), with a secret header generated for each registration, and removes it
+ * again. An instance has one webhook: a different one is replaced only when asked to.
+ */
+@Injectable()
+export class DeliveryTrackingRegistrar {
+  constructor(
+    private readonly gateway: MessagingGateway,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  eventsUrlOf(configId: number): string {
+    return `${this.config.publicBaseUrl}/api/gateway-events/${configId}`;
+  }
+
+  async register(config: GatewayConfig, target: GatewayTarget, replace: boolean): Promise<void> {
+    this.assertReachableByGateway(target.url);
+    const url = this.eventsUrlOf(config.id);
+    const current = await this.ask(() => this.gateway.findWebhook(target));
+    if (current?.enabled && current.url && current.url !== url && !replace) {
+      throw new ValidationFailedError([
+        [
+          'trackDelivery',
+          `a instância já envia seus eventos para outro endereço (${hostOf(current.url)}); envie replaceGatewayWebhook: true para substituí-lo`,
+        ],
+      ]);
+    }
+    const secret = randomBytes(32).toString('base64url');
+    await this.ask(() =>
+      this.gateway.setWebhook(target, {
+        enabled: true,
+        url,
+        headers: { [EVENTS_SECRET_HEADER]: secret },
+        events: TRACKED_GATEWAY_EVENTS,
+      }),
+    );
+    config.startTracking(secretHash(secret), this.clock.now());
+  }
+
+  /** Turns our webhook off; a webhook somebody else set since is left alone. */
+  async unregister(config: GatewayConfig, target: GatewayTarget): Promise<void> {
+    const url = this.eventsUrlOf(config.id);
+    const current = await this.ask(() => this.gateway.findWebhook(target));
+    if (current?.url === url) {
+      await this.ask(() =>
+        this.gateway.setWebhook(target, { enabled: false, url, headers: {}, events: [] }),
+      );
+    }
+    config.stopTracking(this.clock.now());
+  }
+
+  /** A loopback PUBLIC_BASE_URL serves a gateway on this machine, and no other. */
+  private assertReachableByGateway(gatewayUrl: string): void {
+    const ours = new URL(this.config.publicBaseUrl);
+    if (isLoopback(ours.hostname) && !isLoopback(new URL(gatewayUrl).hostname)) {
+      throw new ValidationFailedError([
+        [
+          'trackDelivery',
+          `PUBLIC_BASE_URL (${ours.origin}) não é alcançável pelo gateway: configure um endereço público deste serviço`,
+        ],
+      ]);
+    }
+  }
+
+  private async ask<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw error instanceof GatewayError ? gatewayFailure(error) : error;
+    }
+  }
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return (
+    host === 'localhost' || host.endsWith('.localhost') || classifyAddress(host) === 'loopback'
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'endereço inválido';
+  }
+}
