@@ -25,7 +25,10 @@ export class CompanySettingsController {
   }
 
   @Patch()
-  @ApiOperation({ summary: 'Liga/desliga o bloqueio inteligente e as enquetes; palavras e resposta de descadastro' })
+  @ApiOperation({
+    summary:
+      'Liga/desliga o bloqueio inteligente e as enquetes; palavras e resposta de descadastro',
+  })
   @ApiOkResponse({ type: CompanySettingsResponse })
   async update(
     @CurrentCompany() company: CompanySession,

@@ -1,0 +1,248 @@
+import { Agent, request } from 'node:http';
+import { Client } from 'pg';
+import { FakeEvolutionApi } from '../test/support/fake-evolution-api';
+import { registerBenchCompany, requestJson } from './support/api';
+import { defineBenchmark, type ResultRow } from './support/benchmark';
+
+/** Targets of the delivery-tracking work. */
+export const ACCEPTED_EVENTS_PER_SECOND_TARGET = 10_000;
+export const ACCEPT_P99_TARGET_MS = 50;
+export const RECEIPT_RATE = 2_000;
+export const RECEIPT_COUNTED_TARGET_MS = 5_000;
+
+const SEEDED_CONTACTS = Number(process.env.BENCH_EVENTS_CONTACTS ?? 1_000_000);
+const RECEIPT_SECONDS = 5;
+const SECRET_HEADER = 'x-campaign-service-secret';
+
+/**
+ * Inbound gateway events with 1,000,000 campaign contacts in the database:
+ * - accepted: autocannon POSTs real-shaped messages.update events (a DELIVERY_ACK of a seeded
+ *   message) at /api/gateway-events/{id} with the registered secret, as fast as the service
+ *   answers; requests/s and latency percentiles of the 200s (each one stored first);
+ * - counted: 2,000 DELIVERY_ACK events a second for 5 s, each for a different seeded message,
+ *   sent from this process; the time from sending each second's events to the campaign's
+ *   delivered count including them.
+ *
+ * `npm run bench -- gateway-events` (BENCH_EVENTS_CONTACTS to seed fewer).
+ */
+export default defineBenchmark({
+  name: 'gateway-events',
+  description:
+    'gateway events: accepted events/s and p99 with 1M contacts; event → counted receipt',
+  async run(context) {
+    const fake = new FakeEvolutionApi();
+    await fake.start();
+    context.onCleanup(() => fake.stop());
+    const service = await context.startApp({ env: { ROLE: 'all' } });
+    const database = await context.database();
+    const sql = new Client({ connectionString: database.url });
+    await sql.connect();
+    context.onCleanup(() => sql.end());
+
+    const company = await registerBenchCompany(service.baseUrl);
+    fake.addInstance('bench-events', { apiKey: 'bench-events-key', state: 'open' });
+    const config = await requestJson(`${service.baseUrl}/api/gateway-configs`, {
+      method: 'POST',
+      headers: { 'X-Access-Token': company.token, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        name: 'bench',
+        url: fake.url,
+        apiKey: 'bench-events-key',
+        instance: 'bench-events',
+        trackDelivery: true,
+      }),
+    });
+    const secret = fake.webhookOf('bench-events')?.headers[SECRET_HEADER] as string;
+    context.log(`seeding ${SEEDED_CONTACTS.toLocaleString('en')} sent campaign contacts`);
+    const campaignId = await seedSentContacts(sql, company.id, config.id as number);
+
+    const url = `${service.baseUrl}/api/gateway-events/${config.id}`;
+    const event = (keyId: string): string =>
+      JSON.stringify({
+        event: 'messages.update',
+        instance: 'bench-events',
+        data: {
+          keyId,
+          remoteJid: '5511900000001@s.whatsapp.net',
+          fromMe: true,
+          participant: null,
+          status: 'DELIVERY_ACK',
+          instanceId: 'bench',
+          messageId: 'row',
+        },
+        destination: url,
+        date_time: new Date().toISOString(),
+        sender: '5511999990000@s.whatsapp.net',
+        server_url: fake.url,
+        apikey: null,
+      });
+    context.log('accepted: autocannon against the events route');
+    const accepted = await context.measure({
+      name: 'messages.update events',
+      url,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', [SECRET_HEADER]: secret },
+      body: event('K1'),
+    });
+    await waitUntilProcessed(sql);
+
+    context.log(`counted: ${RECEIPT_RATE} receipts/s for ${RECEIPT_SECONDS} s`);
+    const lags = await receiptLags(sql, url, secret, event, campaignId);
+    const rows: ResultRow[] = [
+      {
+        measure: 'accepted messages.update events',
+        perSecond: Math.round(accepted.requestsPerSecond),
+        p50Ms: accepted.latencyMs.p50,
+        p99Ms: accepted.latencyMs.p99,
+        non2xx: accepted.non2xx + accepted.errors,
+        serverCpuUs: Math.round(accepted.serverCpuMicrosPerRequest),
+      },
+      ...lags.map((lag, second) => ({
+        measure: `receipts of second ${second + 1} counted after (ms)`,
+        perSecond: RECEIPT_RATE,
+        countedMs: Math.round(lag),
+      })),
+    ];
+    return {
+      rows,
+      checks: [
+        {
+          name: `accepted events/s (target ${ACCEPTED_EVENTS_PER_SECOND_TARGET})`,
+          value: accepted.requestsPerSecond - ACCEPTED_EVENTS_PER_SECOND_TARGET,
+          atLeast: 0,
+        },
+        {
+          name: `accept p99 ms left under ${ACCEPT_P99_TARGET_MS}`,
+          value: ACCEPT_P99_TARGET_MS - accepted.latencyMs.p99,
+          atLeast: 0,
+        },
+        {
+          name: `slowest second of receipts counted, ms left under ${RECEIPT_COUNTED_TARGET_MS}`,
+          value: RECEIPT_COUNTED_TARGET_MS - Math.max(...lags),
+          atLeast: 0,
+        },
+      ],
+      notes: [
+        `one application instance (ROLE=all) with ${SEEDED_CONTACTS.toLocaleString('en')} SENT campaign contacts, each with a gateway message key id (the receipts' index is the partial one on gateway_message_id)`,
+        'accepted: autocannon in a child process, the settings below; every 200 means the event was stored (batched INSERTs) before the answer',
+        `counted: ${RECEIPT_RATE} events a second from this process over keep-alive connections, each a different seeded message; lag = the moment the campaign's delivered_contacts includes a second's events − the moment that second's events were all sent`,
+      ],
+      details: { accepted, lags },
+    };
+  },
+});
+
+async function seedSentContacts(sql: Client, companyId: number, configId: number): Promise<number> {
+  const { rows } = await sql.query<{ id: number }>(
+    `INSERT INTO campaigns (company_id, name, status, type, is_test, message_content, gateway_config_id,
+            gateway_name, gateway_url, gateway_instance, min_interval, max_interval, total_contacts,
+            sent_contacts, failed_contacts, blocked_contacts_removed, progress_step, created_at, updated_at,
+            started_at, completed_at)
+     VALUES ($1, 'bench receipts', 'COMPLETED', 'TEXT', false, 'Olá', $2, 'bench', 'http://127.0.0.1', 'bench-events',
+             0, 0, $3, $3, 0, 0, 10, now(), now(), now(), now())
+     RETURNING id`,
+    [companyId, configId, SEEDED_CONTACTS],
+  );
+  const campaignId = rows[0].id;
+  await sql.query(
+    `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, status, retry_count, sent_at,
+            gateway_message_id, system_recorded)
+     SELECT $1, $2, (5511900000000 + g)::text, '', 'SENT', 1, now(), 'K' || g, true
+       FROM generate_series(1, $3) AS g`,
+    [campaignId, companyId, SEEDED_CONTACTS],
+  );
+  await sql.query(`ANALYZE campaign_contacts`);
+  return campaignId;
+}
+
+async function waitUntilProcessed(sql: Client): Promise<void> {
+  for (;;) {
+    const { rows } = await sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM gateway_events`,
+    );
+    if (rows[0].n === 0) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Sends RECEIPT_RATE distinct receipts a second; per second, how long until all were counted. */
+async function receiptLags(
+  sql: Client,
+  url: string,
+  secret: string,
+  event: (keyId: string) => string,
+  campaignId: number,
+): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const target = new URL(url);
+  const post = (body: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            [SECRET_HEADER]: secret,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve() : reject(new Error(`${res.statusCode}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const delivered = async (): Promise<number> =>
+    (
+      await sql.query<{ n: number }>(
+        `SELECT delivered_contacts AS n FROM campaigns WHERE id = $1`,
+        [campaignId],
+      )
+    ).rows[0].n;
+  const start = await delivered();
+  const countedAt: number[] = [];
+  const sentAt: number[] = [];
+  let sending = true;
+  const watch = (async (): Promise<void> => {
+    while (countedAt.length < RECEIPT_SECONDS) {
+      const counted = (await delivered()) - start;
+      while (
+        countedAt.length < RECEIPT_SECONDS &&
+        counted >= (countedAt.length + 1) * RECEIPT_RATE
+      ) {
+        countedAt.push(Date.now());
+      }
+      if (!sending && Date.now() - (sentAt[sentAt.length - 1] ?? 0) > 60_000) {
+        throw new Error(`receipts not counted: ${counted} of ${RECEIPT_SECONDS * RECEIPT_RATE}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  let next = 2;
+  for (let second = 0; second < RECEIPT_SECONDS; second += 1) {
+    const began = Date.now();
+    const keys = Array.from({ length: RECEIPT_RATE }, () => `K${(next += 1)}`);
+    for (let i = 0; i < keys.length; i += 100) {
+      await Promise.all(keys.slice(i, i + 100).map((key) => post(event(key))));
+    }
+    sentAt.push(Date.now());
+    const rest = 1000 - (Date.now() - began);
+    if (rest > 0) {
+      await new Promise((resolve) => setTimeout(resolve, rest));
+    }
+  }
+  sending = false;
+  await watch;
+  agent.destroy();
+  return countedAt.map((at, second) => Math.max(0, at - sentAt[second]));
+}
