@@ -496,9 +496,21 @@ describe('campaigns API', () => {
         .expect(200);
       await company.post('/api/campaigns', campaignBody(fake, gw, { isDraft: true })).expect(200);
       await company.post('/api/campaigns', campaignBody(fake, gw, { isDraft: true })).expect(200);
-      await company
+      const test = await company
         .post('/api/campaigns', campaignBody(fake, gw, { isDraft: true, isTest: true }))
         .expect(200);
+      // isTest is returned as given, in every campaign response.
+      expect(test.body.isTest).toBe(true);
+      expect((await company.get(`/api/campaigns/${test.body.id}`).expect(200)).body.isTest).toBe(
+        true,
+      );
+      const listed = (await company.get('/api/campaigns').expect(200)).body as Array<{
+        id: number;
+        isTest: boolean;
+      }>;
+      expect(listed.map((c) => [c.id === test.body.id, c.isTest])).toEqual(
+        listed.map((c) => [c.id === test.body.id, c.id === test.body.id]),
+      );
       const refused = await company.post(
         '/api/campaigns',
         campaignBody(fake, gw, { isDraft: true }),

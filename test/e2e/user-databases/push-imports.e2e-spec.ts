@@ -54,6 +54,31 @@ describe('push imports', () => {
   const importsOf = (company: TestCompany) => `/api/companies/${company.id}/imports`;
 
   describe('synchronous', () => {
+    it.each([
+      [[{ name: 'Sem telefone' }], 0],
+      [[{ phoneNumber: '11987654321' }, { phoneNumber: '   ', name: 'Branco' }], 1],
+      [[{ phoneNumber: '11987654321' }, { phoneNumber: 11987654322 }], 1],
+      [[{ phoneNumber: '11987654321' }, 'texto'], 1],
+    ])(
+      'refuses contacts without a phoneNumber (400 naming the item), creating nothing',
+      async (list, index) => {
+        const company = await TestCompany.register(t.http);
+        for (const mode of ['', '?async=true']) {
+          const path = `${importsOf(company)}/contacts${mode}`;
+          const response = await company.post(path, { contacts: list });
+          expect(expectErrorBody(response, 400)).toContain(
+            `contacts=item ${index}: phoneNumber é obrigatório`,
+          );
+        }
+        const { rows } = await db().query(
+          `SELECT (SELECT count(*)::int FROM user_databases WHERE company_id = $1) AS databases,
+                (SELECT count(*)::int FROM contact_import_jobs WHERE company_id = $1) AS jobs`,
+          [company.id],
+        );
+        expect(rows[0]).toEqual({ databases: 0, jobs: 0 });
+      },
+    );
+
     it('creates a PUSH_IMPORT database with a generated name, normalized phones, repeats removed and invalid rows explained', async () => {
       const company = await TestCompany.register(t.http);
       const response = await company
@@ -62,7 +87,6 @@ describe('push imports', () => {
             { phoneNumber: '(11) 98765-4321', name: 'Maria', cidade: 'São Paulo' },
             { phoneNumber: '+55 11 98765-4321', name: 'Maria outra vez' },
             { phoneNumber: '123', name: 'Curto' },
-            { name: 'Sem telefone' },
             { phoneNumber: '21998765432', name: 'João', vip: true, pontos: 10 },
           ],
         })
@@ -73,14 +97,11 @@ describe('push imports', () => {
         status: 'ACTIVE',
         rowCount: 2,
         importSummary: {
-          totalRows: 5,
+          totalRows: 4,
           imported: 2,
           duplicatesRemoved: 1,
-          invalidRows: 2,
-          errors: [
-            { row: 2, reason: 'phoneNumber: número de telefone inválido ("123")' },
-            { row: 3, reason: 'phoneNumber é obrigatório' },
-          ],
+          invalidRows: 1,
+          errors: [{ row: 2, reason: 'phoneNumber: número de telefone inválido ("123")' }],
         },
       });
       expect(columnShapes(response.body)).toEqual([

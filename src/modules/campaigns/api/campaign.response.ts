@@ -29,6 +29,10 @@ export class PollDataResponse {
 export class CampaignResponse {
   @ApiProperty({ example: 41 }) id!: number;
   @ApiProperty({ example: 'Black Friday clientes VIP' }) name!: string;
+  @ApiProperty({
+    description: 'Campanha de teste, como criada (não conta no limite de criações por hora)',
+  })
+  isTest!: boolean;
   @ApiProperty({ nullable: true, type: String }) description!: string | null;
   @ApiProperty({
     enum: ['DRAFT', 'SCHEDULED', 'ACTIVE', 'PAUSED', 'COMPLETED', 'CANCELLED', 'FAILED'],
@@ -124,6 +128,7 @@ export function toCampaignResponse(
   return {
     id: campaign.id,
     name: campaign.name,
+    isTest: campaign.isTest,
     description: campaign.description,
     status: campaign.status,
     type: campaign.type,

@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  registerDecorator,
+  ValidationArguments,
+} from 'class-validator';
 import { IsOmittable } from '../../../common/http/validation';
 import { MAX_PUSH_ROWS } from '../domain/push-import-plan';
 import {
@@ -36,6 +45,40 @@ export class ImportOptionsDto {
   databaseId?: number;
 }
 
+/**
+ * Every contact is an object with a phoneNumber (a non-blank text); the message names the first
+ * item that is not. A phone that is present but invalid is the import's to count (invalidRows).
+ */
+function EachContactHasPhoneNumber(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'eachContactHasPhoneNumber',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) => firstContactWithoutPhone(value) === null,
+        defaultMessage: (args: ValidationArguments) => {
+          const index = firstContactWithoutPhone(args.value);
+          return `item ${index}: phoneNumber é obrigatório e deve ser um texto`;
+        },
+      },
+    });
+}
+
+function firstContactWithoutPhone(value: unknown): number | null {
+  if (!Array.isArray(value)) {
+    return null;
+  }
+  const index = value.findIndex((item: unknown) => {
+    const phone =
+      typeof item === 'object' && item !== null
+        ? (item as { phoneNumber?: unknown }).phoneNumber
+        : undefined;
+    return typeof phone !== 'string' || phone.trim() === '';
+  });
+  return index === -1 ? null : index;
+}
+
 export class ContactsImportDto extends ImportOptionsDto {
   @ApiProperty({
     type: 'array',
@@ -47,6 +90,7 @@ export class ContactsImportDto extends ImportOptionsDto {
   @IsArray({ message: 'é obrigatório e deve ser uma lista' })
   @ArrayMinSize(1, { message: 'deve ter ao menos 1 contato' })
   @ArrayMaxSize(MAX_PUSH_ROWS, ROWS_LIMIT)
+  @EachContactHasPhoneNumber()
   contacts!: unknown[];
 }
 
