@@ -61,6 +61,19 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   );
 }
 
+/** An http-errors error meant for the client (`expose`), with a 4xx status. */
+function isExposedClientError(error: unknown): error is { status: number } {
+  const candidate = error as { status?: unknown; expose?: unknown } | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    candidate.expose === true &&
+    typeof candidate.status === 'number' &&
+    candidate.status >= 400 &&
+    candidate.status < 500
+  );
+}
+
 export interface MappedError {
   status: number;
   message: string;
@@ -103,6 +116,10 @@ export function mapError(error: unknown, logger: Logger, requestId?: string): Ma
       status: error.status >= 400 && error.status < 500 ? error.status : 400,
       message: PORTUGUESE_DEFAULTS[400],
     };
+  }
+  if (isExposedClientError(error)) {
+    // body-parser's errors without a type, e.g. a compressed body that does not inflate.
+    return { status: error.status, message: 'Corpo da requisição ilegível' };
   }
   if (isUniqueViolation(error)) {
     return { status: 409, message: 'Registro duplicado: já existe um recurso com estes dados' };

@@ -1,9 +1,15 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppConfig } from '../../config/app-config.service';
+import { resolveRequestSession, SessionLookup } from '../auth/company-session';
+import { secretsEqual } from '../crypto/hashing';
+import { UnauthorizedError } from '../errors/domain-error';
+import { assertSafeText } from './text-hygiene';
 
 /**
  * JSON body limits per route family. Express's default (100 kb) is far below a campaign of
- * 10,000 contacts (about 540 KB) or a push import of 100,000 rows (several MB).
+ * 10,000 contacts (about 540 KB) or a push import of 100,000 rows (several MB). The limits
+ * apply to the inflated body: a gzip bomb stops at the limit.
  */
 export const JSON_BODY_LIMITS: ReadonlyArray<readonly [prefix: string, limit: string]> = [
   ['/api/campaigns', '16mb'],
@@ -11,34 +17,105 @@ export const JSON_BODY_LIMITS: ReadonlyArray<readonly [prefix: string, limit: st
   ['/api/automations', '2mb'],
 ];
 const DEFAULT_LIMIT = '1mb';
+/** All a caller without valid credentials may send to a route that needs them. */
+export const UNAUTHENTICATED_BODY_BYTES = 4 * 1024;
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function parserFor(limit: string): RequestHandler {
+/** Routes that take a body from anyone (their own checks follow), and the admin's routes. */
+const OPEN_BODY_ROUTES = [/^\/api\/auth\/login$/, /^\/api\/gateway-events\//];
+const ADMIN_ROUTES = [/^\/api\/admin\//, /^\/api\/auth\/register$/];
+const CREDENTIAL_ROUTES = /^\/(api|media)\//;
+const ADMIN_HEADER = 'access_token';
+
+function parserFor(limit: string | number): RequestHandler {
   return express.json({ limit, strict: false });
 }
 
-const parsers = new Map<string, RequestHandler>(
-  [...JSON_BODY_LIMITS.map(([, limit]) => limit), DEFAULT_LIMIT].map((limit) => [
-    limit,
-    parserFor(limit),
-  ]),
+const parsers = new Map<string | number, RequestHandler>(
+  [...JSON_BODY_LIMITS.map(([, limit]) => limit), DEFAULT_LIMIT, UNAUTHENTICATED_BODY_BYTES].map(
+    (limit) => [limit, parserFor(limit)],
+  ),
 );
 
-/** Runs after rate limiting, so a refused caller's body is never read. */
+/**
+ * Runs after rate limiting, so a refused caller's body is never read. A caller without valid
+ * credentials on a route that needs them gets 401 before its body is read, unless the body is
+ * a few KB (then the guard answers, as for any other request); every string of the body and
+ * of the query passes the text check (no NUL, no lone UTF-16 surrogate).
+ */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
+  constructor(
+    private readonly sessions: SessionLookup,
+    private readonly config: AppConfig,
+  ) {}
+
   use(request: Request, response: Response, next: NextFunction): void {
+    try {
+      assertSafeText(request.query);
+    } catch (error) {
+      next(error);
+      return;
+    }
     if (!METHODS_WITH_BODY.has(request.method)) {
       next();
       return;
     }
+    this.limitFor(request).then(
+      (limit) => {
+        if (limit === 'refuse') {
+          this.refuseUnread(request, response, next);
+          return;
+        }
+        // body-parser's errors are http-errors (Errors with status and type) that mapError
+        // answers with 400/413/415.
+        void (parsers.get(limit) as RequestHandler)(request, response, (error?: unknown) => {
+          if (error) {
+            next(error instanceof Error ? error : new Error('body parser failed'));
+            return;
+          }
+          try {
+            assertSafeText(request.body);
+            next();
+          } catch (unsafe) {
+            next(unsafe);
+          }
+        });
+      },
+      (error: unknown) => next(error),
+    );
+  }
+
+  private async limitFor(request: Request): Promise<string | number | 'refuse'> {
     const limit =
       JSON_BODY_LIMITS.find(([prefix]) => request.path.startsWith(prefix))?.[1] ?? DEFAULT_LIMIT;
-    const parser = parsers.get(limit) as RequestHandler;
-    // body-parser's errors are http-errors (Errors with status and type) that mapError
-    // answers with 400/413/415.
-    void parser(request, response, (error?: unknown) =>
-      error ? next(error instanceof Error ? error : new Error('body parser failed')) : next(),
-    );
+    if (await this.hasCredentials(request)) {
+      return limit;
+    }
+    const declared = Number(request.headers['content-length']);
+    return Number.isFinite(declared) && declared <= UNAUTHENTICATED_BODY_BYTES
+      ? UNAUTHENTICATED_BODY_BYTES
+      : 'refuse';
+  }
+
+  private async hasCredentials(request: Request): Promise<boolean> {
+    const path = request.path;
+    if (OPEN_BODY_ROUTES.some((route) => route.test(path)) || !CREDENTIAL_ROUTES.test(path)) {
+      return true;
+    }
+    if (ADMIN_ROUTES.some((route) => route.test(path))) {
+      const header = request.headers[ADMIN_HEADER];
+      const match = typeof header === 'string' ? /^Bearer\s+(.+)$/.exec(header.trim()) : null;
+      return !!match && secretsEqual(match[1], this.config.adminPassword);
+    }
+    const session = await resolveRequestSession(request, this.sessions).catch(() => null);
+    return session !== null;
+  }
+
+  /** 401 at once, and the connection closed after it, so that the body is never read. */
+  private refuseUnread(request: Request, response: Response, next: NextFunction): void {
+    response.setHeader('Connection', 'close');
+    response.once('finish', () => request.socket.destroy());
+    next(new UnauthorizedError('AUTH.INVALID_TOKEN', 'Token de acesso inválido ou ausente'));
   }
 }

@@ -1,3 +1,4 @@
+import { firstUnsafeText, UNSAFE_TEXT_MESSAGE } from '../../../common/http/text-hygiene';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import busboy from 'busboy';
 import type { Request } from 'express';
@@ -140,6 +141,8 @@ export class MultipartFormReceiver implements OnModuleInit {
           ]);
         } else if (info.valueTruncated) {
           collected.errors.push([name, 'grande demais']);
+        } else if (firstUnsafeText(value)) {
+          collected.errors.push([name, UNSAFE_TEXT_MESSAGE]);
         } else {
           collected.form.fields.set(name, value);
         }
@@ -191,5 +194,10 @@ async function collectText(stream: Readable, name: string, collected: Collected)
     collected.errors.push([name, 'grande demais']);
     return;
   }
-  collected.form.fields.set(name, Buffer.concat(chunks).toString('utf8'));
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (firstUnsafeText(text)) {
+    collected.errors.push([name, UNSAFE_TEXT_MESSAGE]);
+    return;
+  }
+  collected.form.fields.set(name, text);
 }
