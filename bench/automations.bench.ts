@@ -140,7 +140,7 @@ export default defineBenchmark({
     const indexName = monthDayIndexName(big, BIRTH_DATE_POSITION);
     const buildStarted = performance.now();
     await dataSource.transaction((manager) =>
-      new RecordIndexesRepository(dataSource).requestMonthDayIndexes(manager, big),
+      new RecordIndexesRepository(dataSource, service.config).requestMonthDayIndexes(manager, big),
     );
     context.log(`waiting for ${indexName}`);
     await waitForIndex(sql, indexName);

@@ -26,6 +26,9 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   );
   app.useLogger(app.get(PinoNestLogger));
   app.disable('x-powered-by');
+  // Which X-Forwarded-For hops to believe (TRUST_PROXY): request.ip, and so the rate limits,
+  // the login lock and the logs, see the client behind the load balancer, never a spoofed hop.
+  app.set('trust proxy', config.trustProxy);
   app.enableShutdownHooks();
   // One Express layer ahead of every route (Swagger's and unknown paths included) rather than
   // Nest's MiddlewareConsumer, whose per-middleware route matching cost more than the

@@ -41,7 +41,9 @@ export class AppModule {
       imports: [
         CoreModule.forRoot(config),
         LoggerModule.forRoot(loggerOptions(rootLogger)),
-        TypeOrmModule.forRoot(dataSourceOptions(databaseUrl)),
+        TypeOrmModule.forRoot(
+          dataSourceOptions(databaseUrl, { statementTimeoutMs: config.statementTimeoutMs }),
+        ),
         ScheduleModule.forRoot(),
         RateLimitModule,
         CompaniesModule,

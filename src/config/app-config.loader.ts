@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AppConfig } from './app-config.service';
-import { validateEnvironment } from './app-config';
+import { parseTrustProxy, validateEnvironment } from './app-config';
 
 export interface GeneratedSecret {
   value: string;
@@ -70,6 +70,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookRetryScheduleMs: vars.WEBHOOK_RETRY_SCHEDULE_MS,
     gatewaySendTimeoutMs: vars.GATEWAY_SEND_TIMEOUT_MS,
     reconcileDelaysMs: vars.RECONCILE_DELAYS_MS,
+    trustProxy: parseTrustProxy(vars.TRUST_PROXY) ?? false,
+    statementTimeoutMs: vars.STATEMENT_TIMEOUT_MS,
+    workerStatementTimeoutMs: vars.WORKER_STATEMENT_TIMEOUT_MS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     campaignCreationsPerHour: vars.CAMPAIGN_CREATIONS_PER_HOUR,
     defaultAutomationLimit: vars.DEFAULT_AUTOMATION_LIMIT,

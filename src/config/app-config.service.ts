@@ -1,4 +1,4 @@
-import type { Role } from './app-config';
+import type { Role, TrustProxy } from './app-config';
 
 export interface S3Settings {
   bucket: string;
@@ -33,6 +33,9 @@ export interface AppConfigValues {
   webhookTimeoutMs: number;
   gatewaySendTimeoutMs: number;
   reconcileDelaysMs: readonly number[];
+  trustProxy: TrustProxy;
+  statementTimeoutMs: number;
+  workerStatementTimeoutMs: number;
   campaignCreationsPerHour: number;
   defaultAutomationLimit: number;
   defaultDatabaseLimit: number;
@@ -64,6 +67,9 @@ export class AppConfig implements AppConfigValues {
   readonly webhookTimeoutMs!: number;
   readonly gatewaySendTimeoutMs!: number;
   readonly reconcileDelaysMs!: readonly number[];
+  readonly trustProxy!: TrustProxy;
+  readonly statementTimeoutMs!: number;
+  readonly workerStatementTimeoutMs!: number;
   readonly campaignCreationsPerHour!: number;
   readonly defaultAutomationLimit!: number;
   readonly defaultDatabaseLimit!: number;

@@ -172,6 +172,11 @@ describe('loadAppConfig', () => {
       dispatchLeaseSeconds: 120,
       webhookRetryScheduleMs: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
       webhookTimeoutMs: 10_000,
+      gatewaySendTimeoutMs: 30_000,
+      reconcileDelaysMs: [30_000, 120_000, 600_000],
+      trustProxy: false,
+      statementTimeoutMs: 30_000,
+      workerStatementTimeoutMs: 600_000,
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();
@@ -180,6 +185,30 @@ describe('loadAppConfig', () => {
     expect(config.runsWorkers).toBe(true);
     expect(config.encryptionKey).toHaveLength(32);
   });
+
+  it.each([
+    ['false', false],
+    ['', false],
+    ['2', 2],
+    ['10.0.0.1', ['10.0.0.1']],
+    ['loopback, 10.0.0.0/8, fd00::/8', ['loopback', '10.0.0.0/8', 'fd00::/8']],
+  ])('reads TRUST_PROXY=%j', (raw, expected) => {
+    const config = loadAppConfig({
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: 'admin-password-1',
+      TRUST_PROXY: raw,
+    });
+    expect(config.trustProxy).toEqual(expected);
+  });
+
+  it.each(['true', 'balancer', '10.0.0.0/40', '10.0.0.1/8/2'])(
+    'refuses TRUST_PROXY=%j, naming it',
+    (raw) => {
+      expect(() =>
+        loadAppConfig({ DATA_DIR: dataDir, ADMIN_PASSWORD: 'admin-password-1', TRUST_PROXY: raw }),
+      ).toThrow(/TRUST_PROXY/);
+    },
+  );
 
   it('derives the roles: api serves HTTP only, worker runs the background work only', () => {
     const api = loadAppConfig({

@@ -14,6 +14,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { IANAZone } from 'luxon';
+import { isIP } from 'node:net';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -167,6 +168,45 @@ export class EnvironmentVariables {
   @IsArray({ message: '$property must be comma-separated positive integers (milliseconds)' })
   @ArrayMinSize(1, { message: '$property needs at least one delay' })
   RECONCILE_DELAYS_MS: number[] = [...DEFAULT_RECONCILE_DELAYS_MS];
+  /**
+   * Which X-Forwarded-For hops are believed for the client's address (rate limits, the login
+   * lock, logs): `false` (none, the default), a hop count, or comma-separated addresses/CIDRs
+   * of the proxies (`loopback`, `uniquelocal` and `linklocal` name their ranges).
+   */
+  @IsString() TRUST_PROXY = 'false';
+  /** Longest an API request's query may run before the request answers 503. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000) STATEMENT_TIMEOUT_MS = 30_000;
+  /** Longest a background job's query may run (imports, syncs and retention run long ones). */
+  @Transform(toInt) @IsInt() @Min(100) @Max(86_400_000) WORKER_STATEMENT_TIMEOUT_MS = 600_000;
+}
+
+/** TRUST_PROXY as Express's "trust proxy" setting: false, a hop count, or proxy addresses. */
+export type TrustProxy = false | number | string[];
+
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+export function parseTrustProxy(raw: string): TrustProxy | null {
+  const text = raw.trim().toLowerCase();
+  if (text === '' || text === 'false' || text === '0') {
+    return false;
+  }
+  if (/^\d{1,2}$/.test(text)) {
+    return Number(text);
+  }
+  const items = text.split(',').map((item) => item.trim());
+  const valid = items.every((item) => {
+    if (PROXY_RANGE_NAMES.includes(item)) {
+      return true;
+    }
+    const [address, bits, extra] = item.split('/');
+    const family = isIP(address);
+    return (
+      family !== 0 &&
+      extra === undefined &&
+      (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)))
+    );
+  });
+  return valid && items.length > 0 ? items : null;
 }
 
 export class InvalidConfigurationError extends Error {}
@@ -203,6 +243,9 @@ export const ENVIRONMENT_VARIABLE_NAMES: readonly (keyof EnvironmentVariables)[]
   'WEBHOOK_TIMEOUT_MS',
   'GATEWAY_SEND_TIMEOUT_MS',
   'RECONCILE_DELAYS_MS',
+  'TRUST_PROXY',
+  'STATEMENT_TIMEOUT_MS',
+  'WORKER_STATEMENT_TIMEOUT_MS',
 ];
 
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
@@ -215,6 +258,16 @@ export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariable
   }
   const config = plainToInstance(EnvironmentVariables, relevant);
   const errors = validateSync(config, { skipMissingProperties: false });
+  if (parseTrustProxy(config.TRUST_PROXY) === null) {
+    errors.push({
+      property: 'TRUST_PROXY',
+      constraints: {
+        isTrustProxy:
+          'must be false, a hop count, or comma-separated proxy addresses/CIDRs (loopback, uniquelocal, linklocal allowed)',
+      },
+      children: [],
+    });
+  }
   if (!IANAZone.isValidZone(config.APP_TIMEZONE)) {
     errors.push({
       property: 'APP_TIMEZONE',

@@ -5,7 +5,7 @@ import { MIGRATIONS } from './migrations';
 
 export function dataSourceOptions(
   url: string,
-  overrides: { poolSize?: number } = {},
+  overrides: { poolSize?: number; statementTimeoutMs?: number } = {},
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -23,6 +23,9 @@ export function dataSourceOptions(
       // Keeps a half-open connection from hanging a request forever.
       connectionTimeoutMillis: 10_000,
       application_name: 'campaign-service',
+      // Every query of the pool ends after this (a slow one would hold a connection forever);
+      // background jobs that need longer set their own for their statement.
+      ...(overrides.statementTimeoutMs ? { statement_timeout: overrides.statementTimeoutMs } : {}),
     },
   };
 }

@@ -61,6 +61,12 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   );
 }
 
+/** PostgreSQL cancelled the statement (statement_timeout): its transaction rolled back. */
+function isStatementTimeout(error: unknown): boolean {
+  const driverError = (error as { driverError?: { code?: unknown }; code?: unknown } | null) ?? {};
+  return (driverError.driverError?.code ?? driverError.code) === '57014';
+}
+
 /** An http-errors error meant for the client (`expose`), with a 4xx status. */
 function isExposedClientError(error: unknown): error is { status: number } {
   const candidate = error as { status?: unknown; expose?: unknown } | null;
@@ -120,6 +126,13 @@ export function mapError(error: unknown, logger: Logger, requestId?: string): Ma
   if (isExposedClientError(error)) {
     // body-parser's errors without a type, e.g. a compressed body that does not inflate.
     return { status: error.status, message: 'Corpo da requisição ilegível' };
+  }
+  if (isStatementTimeout(error)) {
+    return {
+      status: 503,
+      message: 'A operação demorou demais e foi cancelada sem alterar nada; tente novamente',
+      headers: { 'Retry-After': '5' },
+    };
   }
   if (isUniqueViolation(error)) {
     return { status: 409, message: 'Registro duplicado: já existe um recurso com estes dados' };

@@ -28,7 +28,12 @@ export function requestLogMiddleware(logger: PinoLogger) {
         if (logger.isLevelEnabled(level)) {
           logger[level](
             {
-              req: { id, method: request.method, url: url.split('?')[0] },
+              req: {
+                id,
+                method: request.method,
+                url: url.split('?')[0],
+                ip: clientAddressOf(request),
+              },
               res: { statusCode },
               responseTime: Math.round(performance.now() - startedAt),
             },
@@ -46,4 +51,9 @@ function levelOf(finished: boolean, statusCode: number): Level {
     return 'error';
   }
   return !finished || statusCode >= 400 ? 'warn' : 'info';
+}
+
+/** The client's address as Express resolved it (TRUST_PROXY applies) once the request ran. */
+function clientAddressOf(request: IncomingMessage): string | undefined {
+  return (request as IncomingMessage & { ip?: string }).ip ?? request.socket.remoteAddress;
 }

@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import request from 'supertest';
+import { embeddedDatabaseDir, ROOT_DATABASES_DIR } from '../../../src/database/embedded-postgres';
 import { createDedicatedDatabase } from './helpers/databases';
 import { httpGet, lines, spawnService, waitUntilHealthy } from './helpers/service-process';
 
@@ -156,5 +157,37 @@ describe('the service process (node src/main.ts)', () => {
     }
     expect(occurrences(second.stdout() + second.stderr(), adminPassword)).toBe(0);
     expect(await accepts(postgresPort)).toBe(false);
+  }, 300_000);
+
+  it('as root, starts from a folder under /root (mode 700), keeping the embedded database where PostgreSQL can reach it', async () => {
+    const dataDirUnderRoot = '/root/loja/.data';
+    if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+      // A normal user's database always stays in DATA_DIR; the root case needs root to run.
+      expect(embeddedDatabaseDir(dataDirUnderRoot, false)).toBe(`${dataDirUnderRoot}/postgres`);
+      return;
+    }
+    const home = mkdtempSync(join('/root', 'campaign-service-root-start-'));
+    chmodSync(home, 0o700);
+    const dataDir = join(home, '.data');
+    const databaseDir = embeddedDatabaseDir(dataDir, true);
+    expect(databaseDir.startsWith(`${ROOT_DATABASES_DIR}/`)).toBe(true);
+    try {
+      const service = await spawnService({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+      try {
+        await waitUntilHealthy(service, '/actuator/health', 120_000);
+        expect((await httpGet(service.port, '/actuator/health'))?.status).toBe(200);
+      } finally {
+        expect(await service.stop('SIGINT', 60_000)).toEqual({ code: 130, signal: null });
+      }
+      // The log says where the embedded database lives.
+      const reported = lines(service.stdout())
+        .map((line) => JSON.parse(line) as { message?: { databaseDir?: string } })
+        .find((entry) => typeof entry.message?.databaseDir === 'string');
+      expect(reported?.message?.databaseDir).toBe(databaseDir);
+      expect(existsSync(join(databaseDir, 'PG_VERSION'))).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(dirname(databaseDir), { recursive: true, force: true });
+    }
   }, 300_000);
 });

@@ -1,3 +1,4 @@
+import { AppConfig } from '../../../config/app-config.service';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
@@ -90,7 +91,10 @@ export const INDEX_CHANNEL = 'user_database_indexes';
 
 @Injectable()
 export class RecordIndexesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   /** Idempotent; returns whether a new request was queued. */
   async requestSearchIndex(manager: EntityManager, databaseId: number): Promise<boolean> {
@@ -262,6 +266,10 @@ export class RecordIndexesRepository {
    */
   async build(runner: QueryRunner, request: IndexRequest): Promise<void> {
     await runner.query(`SET maintenance_work_mem = '256MB'`);
+    // A background job's own budget: an index on a million records takes longer than a request's.
+    await runner.query(`SELECT set_config('statement_timeout', $1, false)`, [
+      String(this.config.workerStatementTimeoutMs),
+    ]);
     try {
       const [existing] = (await runner.query(
         `SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)`,
@@ -275,6 +283,7 @@ export class RecordIndexesRepository {
       );
     } finally {
       await runner.query(`RESET maintenance_work_mem`);
+      await runner.query(`RESET statement_timeout`);
     }
   }
 
