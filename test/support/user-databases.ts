@@ -185,3 +185,46 @@ export async function contactsDatabase(
   }
   return (response.body as { id: number }).id;
 }
+
+/** The entries of a ZIP in archive order, inflated (test fixtures are small). */
+export async function unzipEntries(archive: Buffer): Promise<ZipEntrySpec[]> {
+  const { fromBuffer } = await import('yauzl');
+  return new Promise((resolve, reject) => {
+    fromBuffer(archive, { lazyEntries: true }, (error, zipFile) => {
+      if (error || !zipFile) {
+        reject(error ?? new Error('zip not opened'));
+        return;
+      }
+      const entries: ZipEntrySpec[] = [];
+      zipFile.on('entry', (entry: { fileName: string }) => {
+        if (entry.fileName.endsWith('/')) {
+          zipFile.readEntry();
+          return;
+        }
+        zipFile.openReadStream(entry as never, (streamError, stream) => {
+          if (streamError || !stream) {
+            reject(streamError ?? new Error('entry not opened'));
+            return;
+          }
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            entries.push({ name: entry.fileName, data: Buffer.concat(chunks) });
+            zipFile.readEntry();
+          });
+        });
+      });
+      zipFile.on('end', () => resolve(entries));
+      zipFile.on('error', reject);
+      zipFile.readEntry();
+    });
+  });
+}
+
+/** The same workbook with its shared strings written after the worksheets, as Excel does. */
+export async function xlsxWithSharedStringsLast(rows: unknown[][]): Promise<Buffer> {
+  const entries = await unzipEntries(await xlsx(rows));
+  const shared = entries.filter((e) => e.name === 'xl/sharedStrings.xml');
+  expect(shared).toHaveLength(1);
+  return zip([...entries.filter((e) => e.name !== 'xl/sharedStrings.xml'), ...shared]);
+}

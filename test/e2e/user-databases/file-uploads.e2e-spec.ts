@@ -10,6 +10,7 @@ import {
   uploadFile,
   xlsx,
   xlsxEntries,
+  xlsxWithSharedStringsLast,
   zip,
 } from '../../support/user-databases';
 
@@ -66,6 +67,79 @@ describe('user databases from files', () => {
   function analyze(company: TestCompany, file: Buffer, filename = 'arquivo.csv') {
     return uploadFile(t.http, company, '/api/user-databases/analyze', file, filename);
   }
+
+  describe('XLSX whatever the order of its parts', () => {
+    const rows = [
+      ['Nome', 'Telefone', 'Idade'],
+      ['Ana Souza', '11987650001', 20],
+      ['Bruno Lima', '11987650002', 31],
+      ['Carla Dias', '11987650003', 45],
+      ['Davi Reis', '11987650004', 52],
+      ['Eva Prado', '11987650005', 28],
+    ];
+
+    it('reads every text cell with the shared strings after the worksheet, analysis and creation alike, every time', async () => {
+      const company = await TestCompany.register(t.http);
+      const file = await xlsxWithSharedStringsLast(rows);
+      for (let attempt = 0; attempt < 12; attempt += 1) {
+        const analysis = await analyze(company, file, 'contatos.xlsx').expect(200);
+        expect([attempt, analysis.body.columns]).toEqual([attempt, ['Nome', 'Telefone', 'Idade']]);
+        expect([attempt, analysis.body.sampleData.Nome]).toEqual([
+          attempt,
+          ['Ana Souza', 'Bruno Lima', 'Carla Dias', 'Davi Reis', 'Eva Prado'],
+        ]);
+      }
+      for (let attempt = 0; attempt < 4; attempt += 1) {
+        const created = await createDatabase(t.http, company, file, 'contatos.xlsx', {
+          name: `Planilha ${attempt}`,
+          columnMappings: [
+            { originalName: 'Nome', displayName: 'Nome', dataType: 'TEXT', isPhoneColumn: false },
+            {
+              originalName: 'Telefone',
+              displayName: 'Telefone',
+              dataType: 'PHONE',
+              isPhoneColumn: true,
+            },
+            {
+              originalName: 'Idade',
+              displayName: 'Idade',
+              dataType: 'NUMBER',
+              isPhoneColumn: false,
+            },
+          ],
+        }).expect(201);
+        const { rows: stored } = await db().query(
+          `SELECT values->>'nome' AS nome FROM user_database_records WHERE database_id = $1 ORDER BY id`,
+          [created.body.id],
+        );
+        expect([attempt, stored.map((r: { nome: string }) => r.nome)]).toEqual([
+          attempt,
+          ['Ana Souza', 'Bruno Lima', 'Carla Dias', 'Davi Reis', 'Eva Prado'],
+        ]);
+      }
+    });
+
+    it('refuses a file named .xlsx whose bytes are not a workbook, creating nothing', async () => {
+      const company = await TestCompany.register(t.http);
+      const fake = Buffer.from('nome,telefone\nAna,11987650001\n');
+      const response = await analyze(company, fake, 'contatos.xlsx');
+      expect(expectErrorBody(response, 400)).toMatch(/não é uma planilha XLSX válida/);
+      const created = await createDatabase(t.http, company, fake, 'contatos.xlsx', {
+        name: 'Falsa',
+        columnMappings: [
+          { originalName: 'nome', displayName: 'Nome', dataType: 'TEXT', isPhoneColumn: false },
+          {
+            originalName: 'telefone',
+            displayName: 'Telefone',
+            dataType: 'PHONE',
+            isPhoneColumn: true,
+          },
+        ],
+      });
+      expectErrorBody(created, 400);
+      expect(await countRows('user_databases', 'company_id = $1', [company.id])).toBe(0);
+    });
+  });
 
   describe('POST /api/user-databases/analyze', () => {
     it('reads a comma CSV: columns, valid rows, up to 5 samples per column and the phone column, writing nothing', async () => {

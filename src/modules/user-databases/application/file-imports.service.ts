@@ -51,7 +51,8 @@ export class FileImportsService {
   ) {}
 
   async analyze(file: UploadedForm['file']): Promise<FileAnalysisResult> {
-    const source = await openTabularFile(requireFile(file).path);
+    const uploaded = requireFile(file);
+    const source = await openTabularFile(uploaded.path, uploaded.originalName);
     const rows = source.rows();
     try {
       const headers = await readHeaderRow(rows);
@@ -86,7 +87,7 @@ export class FileImportsService {
     const upload = requireFile(file);
     assertOnePhoneColumn(config.columnMappings);
     await this.userDatabases.assertBelowLimit(companyId);
-    const source = await openTabularFile(upload.path);
+    const source = await openTabularFile(upload.path, upload.originalName);
     const rows = source.rows();
     try {
       const headers = await readHeaderRow(rows);

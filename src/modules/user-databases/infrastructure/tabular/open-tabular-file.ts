@@ -10,15 +10,21 @@ const SNIFF_BYTES = 8192;
 
 /**
  * CSV or XLSX, told apart by the bytes, not the name: a ZIP is read as XLSX; the old binary
- * .xls and other binary files are refused.
+ * .xls and other binary files are refused. A file named .xlsx whose bytes are not a ZIP is
+ * refused too, instead of being read as a one-column CSV.
  */
-export async function openTabularFile(path: string): Promise<TabularFile> {
+export async function openTabularFile(path: string, declaredName = ''): Promise<TabularFile> {
   const head = await readHead(path);
   if (head.length === 0) {
     throw new UnreadableFileError('O arquivo está vazio');
   }
   if (head.subarray(0, 4).equals(ZIP)) {
     return openXlsxFile(path);
+  }
+  if (/\.xlsx$/i.test(declaredName.trim())) {
+    throw new UnreadableFileError(
+      'O arquivo foi enviado como .xlsx, mas não é uma planilha XLSX válida',
+    );
   }
   if (head.subarray(0, 4).equals(OLE2)) {
     throw new UnreadableFileError('Formato .xls não é aceito: salve a planilha como .xlsx ou .csv');

@@ -1,12 +1,13 @@
 import ExcelJS from 'exceljs';
-import { createReadStream } from 'node:fs';
 import { UnreadableFileError } from '../../domain/user-database.errors';
 import { isBlankRow, MAX_FILE_ROWS, MAX_ROW_CELLS, TabularFile } from './tabular-file';
 import { guardXlsxArchive } from './xlsx-archive-guard';
+import { canonicalXlsxStream } from './xlsx-canonical-order';
 
 /**
  * An XLSX upload: its first worksheet, streamed by exceljs after the archive passed
- * guardXlsxArchive. Cells become text: dates as ISO (date only at midnight UTC), formulas as
+ * guardXlsxArchive, from the archive put in canonical order (canonicalXlsxStream), so that the
+ * shared strings are always read before the worksheet. Cells become text: dates as ISO (date only at midnight UTC), formulas as
  * their cached result, rich text and hyperlinks as their text.
  */
 export async function openXlsxFile(path: string): Promise<TabularFile> {
@@ -15,7 +16,7 @@ export async function openXlsxFile(path: string): Promise<TabularFile> {
 }
 
 async function* readRows(path: string): AsyncGenerator<string[]> {
-  const input = createReadStream(path);
+  const input = await canonicalXlsxStream(path);
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     worksheets: 'emit',
     sharedStrings: 'cache',
