@@ -73,6 +73,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: parseTrustProxy(vars.TRUST_PROXY) ?? false,
     statementTimeoutMs: vars.STATEMENT_TIMEOUT_MS,
     workerStatementTimeoutMs: vars.WORKER_STATEMENT_TIMEOUT_MS,
+    gatewaySyncMaxRows: vars.GATEWAY_SYNC_MAX_ROWS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     campaignCreationsPerHour: vars.CAMPAIGN_CREATIONS_PER_HOUR,
     defaultAutomationLimit: vars.DEFAULT_AUTOMATION_LIMIT,

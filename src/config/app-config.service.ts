@@ -36,6 +36,7 @@ export interface AppConfigValues {
   trustProxy: TrustProxy;
   statementTimeoutMs: number;
   workerStatementTimeoutMs: number;
+  gatewaySyncMaxRows: number;
   campaignCreationsPerHour: number;
   defaultAutomationLimit: number;
   defaultDatabaseLimit: number;
@@ -70,6 +71,7 @@ export class AppConfig implements AppConfigValues {
   readonly trustProxy!: TrustProxy;
   readonly statementTimeoutMs!: number;
   readonly workerStatementTimeoutMs!: number;
+  readonly gatewaySyncMaxRows!: number;
   readonly campaignCreationsPerHour!: number;
   readonly defaultAutomationLimit!: number;
   readonly defaultDatabaseLimit!: number;

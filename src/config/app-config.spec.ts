@@ -177,6 +177,7 @@ describe('loadAppConfig', () => {
       trustProxy: false,
       statementTimeoutMs: 30_000,
       workerStatementTimeoutMs: 600_000,
+      gatewaySyncMaxRows: 200_000,
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();

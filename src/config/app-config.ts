@@ -178,6 +178,8 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000) STATEMENT_TIMEOUT_MS = 30_000;
   /** Longest a background job's query may run (imports, syncs and retention run long ones). */
   @Transform(toInt) @IsInt() @Min(100) @Max(86_400_000) WORKER_STATEMENT_TIMEOUT_MS = 600_000;
+  /** Rows (contacts, chats, group participants) one gateway sync may read before it gives up. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(10_000_000) GATEWAY_SYNC_MAX_ROWS = 200_000;
 }
 
 /** TRUST_PROXY as Express's "trust proxy" setting: false, a hop count, or proxy addresses. */
@@ -246,6 +248,7 @@ export const ENVIRONMENT_VARIABLE_NAMES: readonly (keyof EnvironmentVariables)[]
   'TRUST_PROXY',
   'STATEMENT_TIMEOUT_MS',
   'WORKER_STATEMENT_TIMEOUT_MS',
+  'GATEWAY_SYNC_MAX_ROWS',
 ];
 
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {

@@ -198,6 +198,35 @@ describe('gateway sync', () => {
     });
   });
 
+  it('reads one response at a time and stops past the row cap, changing nothing', async () => {
+    const capped = await startTestApp({ GATEWAY_SYNC_MAX_ROWS: '5' });
+    try {
+      const company = await TestCompany.register(capped.http);
+      const { configId, instance } = await configuredInstance(company);
+      const created = await company
+        .post('/api/user-databases/gateway/sync', { gatewayConfigId: configId, name: 'WhatsApp' })
+        .expect(201);
+      const before = await recordsOf(created.body.id);
+      fake.requests.length = 0;
+      // 5 contacts, then 1 group: 6 rows, over the cap of 5; the chats are never asked for.
+      const refused = await company.post('/api/user-databases/gateway/sync', {
+        gatewayConfigId: configId,
+        databaseId: created.body.id,
+        includeGroups: true,
+        includeUnsavedContacts: true,
+      });
+      expect(expectErrorBody(refused, 400)).toMatch(/mais de 5 contatos.*sem alterar nada/);
+      expect(await recordsOf(created.body.id)).toEqual(before);
+      const asked = fake.requests.filter((r) => r.instance === instance).map((r) => r.path);
+      expect(asked).toEqual([
+        `/chat/findContacts/${instance}`,
+        `/group/fetchAllGroups/${instance}`,
+      ]);
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('refuses what it cannot sync, creating nothing', async () => {
     const company = await TestCompany.register(t.http);
     const other = await TestCompany.register(t.http);

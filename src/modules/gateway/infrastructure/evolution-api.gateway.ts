@@ -39,8 +39,11 @@ const READ_TIMEOUT_MS = 15_000;
 const FIND_MESSAGES_PAGE = 50;
 /** fetchAllGroups asks WhatsApp live and fetches every group's picture: slow by nature. */
 const GROUPS_TIMEOUT_MS = 60_000;
-/** Contact and chat lists of a busy number run to tens of megabytes. */
-const READ_MAX_RESPONSE_BYTES = 128 * 1024 * 1024;
+/**
+ * Contact and chat lists of a busy number run to tens of megabytes: 64 MB holds the 200,000
+ * rows a sync may read, and a sync reads one response at a time.
+ */
+const READ_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 const READ_RETRIES: RetryPolicy = {
   attempts: 3,

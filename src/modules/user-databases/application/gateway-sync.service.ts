@@ -121,20 +121,45 @@ export class GatewaySyncService {
     }
   }
 
+  /**
+   * One response at a time (each capped in bytes by the gateway adapter), counting rows as
+   * they come: past GATEWAY_SYNC_MAX_ROWS the sync stops before anything is written.
+   */
   private async read(target: GatewayTarget, request: GatewaySyncRequest): Promise<GatewayData> {
+    const rows = new SyncRowBudget(this.config.gatewaySyncMaxRows);
     try {
+      const contacts = rows.take(await this.gateway.findContacts(target), (list) => list.length);
       const wantsGroups = request.includeGroups || request.includeGroupMembers;
-      const [contacts, groups, chats] = await Promise.all([
-        this.gateway.findContacts(target),
-        wantsGroups
-          ? this.gateway.fetchGroups(target, request.includeGroupMembers)
-          : Promise.resolve([]),
-        request.includeUnsavedContacts ? this.gateway.findChats(target) : Promise.resolve([]),
-      ]);
+      const groups = wantsGroups
+        ? rows.take(await this.gateway.fetchGroups(target, request.includeGroupMembers), (list) =>
+            list.reduce((sum, group) => sum + 1 + group.participants.length, 0),
+          )
+        : [];
+      const chats = request.includeUnsavedContacts
+        ? rows.take(await this.gateway.findChats(target), (list) => list.length)
+        : [];
       return { contacts, groups, chats };
     } catch (error) {
       throw error instanceof GatewayError ? gatewayFailure(error) : error;
     }
+  }
+}
+
+/** Rows read from the gateway so far, against the cap of one sync. */
+class SyncRowBudget {
+  private used = 0;
+
+  constructor(private readonly max: number) {}
+
+  take<T>(rows: T, count: (rows: T) => number): T {
+    this.used += count(rows);
+    if (this.used > this.max) {
+      throw new InvalidInputError(
+        'USER_DATABASE.SYNC_TOO_LARGE',
+        `A instância tem mais de ${this.max.toLocaleString('pt-BR')} contatos, conversas e participantes: a sincronização foi cancelada sem alterar nada`,
+      );
+    }
+    return rows;
   }
 }
 
