@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'unprocessable'
   | 'payload_too_large'
   | 'rate_limited'
   | 'unavailable';

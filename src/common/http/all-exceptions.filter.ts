@@ -38,6 +38,8 @@ export function statusOfKind(kind: ErrorKind): number {
       return HttpStatus.NOT_FOUND;
     case 'conflict':
       return HttpStatus.CONFLICT;
+    case 'unprocessable':
+      return HttpStatus.UNPROCESSABLE_ENTITY;
     case 'payload_too_large':
       return HttpStatus.PAYLOAD_TOO_LARGE;
     case 'rate_limited':

@@ -9,6 +9,7 @@ import { AddMonthDayRecordIndexes1763820000000 } from './1763820000000-AddMonthD
 import { RecordSystemContactsInBatches1763830000000 } from './1763830000000-RecordSystemContactsInBatches';
 import { TrustworthySendOutcomes1763840000000 } from './1763840000000-TrustworthySendOutcomes';
 import { GatewayEvents1763850000000 } from './1763850000000-GatewayEvents';
+import { IdempotencyKeys1763860000000 } from './1763860000000-IdempotencyKeys';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   RecordSystemContactsInBatches1763830000000,
   TrustworthySendOutcomes1763840000000,
   GatewayEvents1763850000000,
+  IdempotencyKeys1763860000000,
 ];

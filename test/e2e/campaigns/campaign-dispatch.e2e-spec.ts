@@ -209,7 +209,8 @@ describe('campaign dispatch engine', () => {
             [c.id],
           )
         ).rows[0];
-        if (row.sent_contacts === 1) {
+        // Settled: the send counted and its lease given back (two statements apart).
+        if (row.sent_contacts === 1 && row.locked_by === null) {
           break;
         }
         await sleep(50);

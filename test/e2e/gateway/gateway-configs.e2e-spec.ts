@@ -78,6 +78,8 @@ describe('gateway configurations', () => {
         name: 'Vendas - WhatsApp principal',
         url: fake.url,
         instance: 'acme-sales',
+        trackDelivery: false,
+        instanceState: null,
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         updatedAt: response.body.createdAt,
       });
@@ -280,7 +282,9 @@ describe('gateway configurations', () => {
         'createdAt',
         'id',
         'instance',
+        'instanceState',
         'name',
+        'trackDelivery',
         'updatedAt',
         'url',
       ]);

@@ -1,3 +1,4 @@
+import { Idempotent } from '../../../common/idempotency/idempotency.interceptor';
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -30,6 +31,7 @@ export class CampaignsController {
     private readonly clock: Clock,
   ) {}
 
+  @Idempotent()
   @Post()
   @HttpCode(200)
   @ApiOperation({

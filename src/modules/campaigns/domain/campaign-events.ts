@@ -43,7 +43,6 @@ function event(
         failed: counts.failedContacts,
         pending: pendingOf(counts),
         progressPercentage: progressPercentage(counts),
-        ...receiptCounts(counts),
         ...extraStats,
       },
       ...extra,
@@ -69,7 +68,11 @@ export function progressEvents(
 ): CampaignEvent[] {
   const events: CampaignEvent[] = [];
   for (let step = fromStep + 1; step <= Math.min(toStep, 10); step += 1) {
-    events.push(event('campaign.progress', campaign, counts, now, {}, { milestone: step * 10 }));
+    events.push(
+      event('campaign.progress', campaign, counts, now, receiptCounts(counts), {
+        milestone: step * 10,
+      }),
+    );
   }
   return events;
 }
@@ -80,7 +83,7 @@ export function completedEvent(
   now: Date,
 ): CampaignEvent {
   const duration = formatDuration(now.getTime() - (campaign.startedAt ?? now).getTime());
-  return event('campaign.completed', campaign, counts, now, { duration });
+  return event('campaign.completed', campaign, counts, now, { duration, ...receiptCounts(counts) });
 }
 
 export function failedEvent(
@@ -102,7 +105,10 @@ export function pausedEvent(
   return event('campaign.paused', campaign, counts, now, {}, { reason });
 }
 
-/** Delivered and read counts (receipts), when the counts carry them. */
+/**
+ * Delivered and read counts (receipts, with delivery tracking), on the progress and completed
+ * events, when the counts carry them.
+ */
 function receiptCounts(counts: CampaignCounts): Record<string, number> {
   const { deliveredContacts, readContacts } = counts as CampaignCounts & {
     deliveredContacts?: number;

@@ -1,3 +1,4 @@
+import { Idempotent } from '../../../common/idempotency/idempotency.interceptor';
 import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
@@ -29,6 +30,7 @@ export class MediaController {
     private readonly files: MediaFilesService,
   ) {}
 
+  @Idempotent('multipart')
   @Post('upload')
   @HttpCode(201)
   @CompanyAuthenticated()

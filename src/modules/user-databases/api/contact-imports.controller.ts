@@ -1,3 +1,4 @@
+import { Idempotent } from '../../../common/idempotency/idempotency.interceptor';
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
@@ -45,6 +46,7 @@ const IMPORT_DESCRIPTION =
 export class ContactImportsController {
   constructor(private readonly imports: ContactImportsService) {}
 
+  @Idempotent()
   @Post('contacts')
   @ApiOperation({
     summary: 'Importa contatos {phoneNumber, name, …}',
@@ -66,6 +68,7 @@ export class ContactImportsController {
     );
   }
 
+  @Idempotent()
   @Post('contacts/generic')
   @ApiOperation({
     summary: 'Importa linhas genéricas {coluna: valor} com uma coluna de telefone',

@@ -1,3 +1,4 @@
+import { Idempotent } from '../../../common/idempotency/idempotency.interceptor';
 import {
   Body,
   Controller,
@@ -102,6 +103,7 @@ export class UserDatabasesController {
     );
   }
 
+  @Idempotent('multipart')
   @Post()
   @ApiConsumes('multipart/form-data')
   @ApiBody({
