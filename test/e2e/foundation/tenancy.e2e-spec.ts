@@ -43,6 +43,8 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         blockedContactsEnabled: true,
         pollCampaignsEnabled: true,
         automationsEnabled: true,
+        optOutWords: ['SAIR', 'PARAR', 'STOP', 'CANCELAR', 'DESCADASTRAR'],
+        optOutConfirmation: null,
       });
     });
 
@@ -88,6 +90,8 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         blockedContactsEnabled: false,
         pollCampaignsEnabled: false,
         automationsEnabled: true,
+        optOutWords: ['SAIR', 'PARAR', 'STOP', 'CANCELAR', 'DESCADASTRAR'],
+        optOutConfirmation: null,
       });
       expect(await flagsRow(company.id)).toMatchObject({
         blocked_contacts_enabled: false,
