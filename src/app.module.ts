@@ -18,6 +18,7 @@ import { ActuatorModule } from './modules/actuator/actuator.module';
 import { AutomationsModule } from './modules/automations/automations.module';
 import { BlocklistModule } from './modules/blocklist/blocklist.module';
 import { GatewayEventsModule } from './modules/gateway-events/gateway-events.module';
+import { RetentionModule } from './modules/retention/retention.module';
 import { CampaignsModule } from './modules/campaigns/campaigns.module';
 import { CompaniesModule } from './modules/companies/companies.module';
 import { GatewayModule } from './modules/gateway/gateway.module';
@@ -56,6 +57,7 @@ export class AppModule {
         CampaignsModule,
         AutomationsModule,
         GatewayEventsModule,
+        RetentionModule,
         ActuatorModule,
         MediaModule,
         WebhooksModule,

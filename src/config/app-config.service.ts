@@ -1,4 +1,5 @@
 import type { Role, TrustProxy } from './app-config';
+import type { RetentionDays } from '../modules/retention/domain/retention-policies';
 
 export interface S3Settings {
   bucket: string;
@@ -37,6 +38,7 @@ export interface AppConfigValues {
   statementTimeoutMs: number;
   workerStatementTimeoutMs: number;
   gatewaySyncMaxRows: number;
+  retentionDays: RetentionDays;
   campaignCreationsPerHour: number;
   defaultAutomationLimit: number;
   defaultDatabaseLimit: number;
@@ -72,6 +74,7 @@ export class AppConfig implements AppConfigValues {
   readonly statementTimeoutMs!: number;
   readonly workerStatementTimeoutMs!: number;
   readonly gatewaySyncMaxRows!: number;
+  readonly retentionDays!: RetentionDays;
   readonly campaignCreationsPerHour!: number;
   readonly defaultAutomationLimit!: number;
   readonly defaultDatabaseLimit!: number;

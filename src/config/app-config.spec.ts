@@ -178,6 +178,14 @@ describe('loadAppConfig', () => {
       statementTimeoutMs: 30_000,
       workerStatementTimeoutMs: 600_000,
       gatewaySyncMaxRows: 200_000,
+      retentionDays: {
+        webhookDeliveries: 30,
+        outboxEvents: 7,
+        notices: 90,
+        automationRuns: 90,
+        loginFailures: 1,
+        importJobs: 30,
+      },
     });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();

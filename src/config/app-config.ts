@@ -180,6 +180,13 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(86_400_000) WORKER_STATEMENT_TIMEOUT_MS = 600_000;
   /** Rows (contacts, chats, group participants) one gateway sync may read before it gives up. */
   @Transform(toInt) @IsInt() @Min(1) @Max(10_000_000) GATEWAY_SYNC_MAX_ROWS = 200_000;
+  /** Days finished rows are kept before the hourly retention job deletes them. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_WEBHOOK_DELIVERIES_DAYS = 30;
+  @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_OUTBOX_EVENTS_DAYS = 7;
+  @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_NOTICES_DAYS = 90;
+  @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_AUTOMATION_RUNS_DAYS = 90;
+  @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_LOGIN_FAILURES_DAYS = 1;
+  @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_IMPORT_JOBS_DAYS = 30;
 }
 
 /** TRUST_PROXY as Express's "trust proxy" setting: false, a hop count, or proxy addresses. */
@@ -249,6 +256,12 @@ export const ENVIRONMENT_VARIABLE_NAMES: readonly (keyof EnvironmentVariables)[]
   'STATEMENT_TIMEOUT_MS',
   'WORKER_STATEMENT_TIMEOUT_MS',
   'GATEWAY_SYNC_MAX_ROWS',
+  'RETENTION_WEBHOOK_DELIVERIES_DAYS',
+  'RETENTION_OUTBOX_EVENTS_DAYS',
+  'RETENTION_NOTICES_DAYS',
+  'RETENTION_AUTOMATION_RUNS_DAYS',
+  'RETENTION_LOGIN_FAILURES_DAYS',
+  'RETENTION_IMPORT_JOBS_DAYS',
 ];
 
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {
