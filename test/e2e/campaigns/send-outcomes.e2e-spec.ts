@@ -1,3 +1,4 @@
+import { importDatabase } from '../../support/automations';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
@@ -50,6 +51,22 @@ function messagesPerPhone(fake: FakeEvolutionApi, instance: string): Map<string,
  * answer is late or lost is reconciled and never sent twice; a disconnect waits; our own
  * errors never burn contacts; the state of the world at send time decides.
  */
+async function runAutomation(company: TestCompany, id: number): Promise<Record<string, any>> {
+  const started = await company.post(`/api/automations/${id}/run-now`).expect(202);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const runs = (await company.get(`/api/automations/${id}/runs`).expect(200)).body;
+    const run = runs.find((r: { id: number }) => r.id === started.body.id);
+    if (run && run.status !== 'RUNNING') {
+      return run;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`run did not finish: ${JSON.stringify(run)}`);
+    }
+    await sleep(100);
+  }
+}
+
 describe('send outcomes the engine can trust', () => {
   let t: TestApp;
   const fake = new FakeEvolutionApi();
@@ -269,6 +286,54 @@ describe('send outcomes the engine can trust', () => {
     expect(after).toEqual(before);
     const done = await waitForCampaign(company, running.id, (x) => x.status !== 'ACTIVE', 30_000);
     expect(done).toMatchObject({ status: 'COMPLETED', sentContacts: 3, failedContacts: 0 });
+  });
+
+  it('counts an automation send whose outcome stayed unknown as served: the next run does not send it again', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const config = (
+      await company
+        .post('/api/gateway-configs', {
+          name: 'P',
+          url: fake.url,
+          apiKey: gw.apiKey,
+          instance: gw.instance,
+        })
+        .expect(201)
+    ).body;
+    const database = await importDatabase(company, [
+      { telefone: '11987670001', nome: 'Ana' },
+      { telefone: '11987670002', nome: 'Bruno' },
+    ]);
+    const automation = (
+      await company
+        .post('/api/automations', {
+          name: 'Boas-vindas',
+          scheduleType: 'DAILY',
+          schedule: { timeOfDay: '09:00', timezone: 'America/Sao_Paulo' },
+          databaseConfigId: database.id,
+          gatewayConfigId: config.id,
+          filters: [],
+          messageConfig: { type: 'TEXT', message: 'Olá {PrimeiroNome}' },
+          dedupStrategy: 'ONCE',
+          intervalMinSeconds: 0,
+          intervalMaxSeconds: 0,
+        })
+        .expect(201)
+    ).body;
+    // The first send is lost on the way back and the gateway keeps no messages: unknown outcome.
+    fake.storesMessages = false;
+    fake.scriptSends('send-then-drop');
+    const first = await runAutomation(company, automation.id);
+    expect(first).toMatchObject({ sent: 1, failed: 1 });
+    const second = await runAutomation(company, automation.id);
+    expect(second).toMatchObject({ sent: 0, skippedByDedup: 2 });
+    expect(
+      fake.sent
+        .filter((s) => s.instance === gw.instance)
+        .map((s) => s.number)
+        .sort(),
+    ).toEqual(['5511987670001', '5511987670002']);
   });
 
   it('sends an uploaded local image as base64 the real gateway accepts', async () => {
