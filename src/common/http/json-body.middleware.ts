@@ -27,6 +27,8 @@ const ADMIN_ROUTES = [/^\/api\/admin\//, /^\/api\/auth\/register$/];
 const CREDENTIAL_ROUTES = /^\/(api|media)\//;
 const ADMIN_HEADER = 'access_token';
 
+type BodyLimit = { bytes: string | number } | 'refuse';
+
 function parserFor(limit: string | number): RequestHandler {
   return express.json({ limit, strict: false });
 }
@@ -69,7 +71,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
         }
         // body-parser's errors are http-errors (Errors with status and type) that mapError
         // answers with 400/413/415.
-        void (parsers.get(limit) as RequestHandler)(request, response, (error?: unknown) => {
+        void (parsers.get(limit.bytes) as RequestHandler)(request, response, (error?: unknown) => {
           if (error) {
             next(error instanceof Error ? error : new Error('body parser failed'));
             return;
@@ -86,15 +88,16 @@ export class JsonBodyMiddleware implements NestMiddleware {
     );
   }
 
-  private async limitFor(request: Request): Promise<string | number | 'refuse'> {
+  /** The body limit for this caller, or 'refuse' (401 unread) for one without credentials. */
+  private async limitFor(request: Request): Promise<BodyLimit> {
     const limit =
       JSON_BODY_LIMITS.find(([prefix]) => request.path.startsWith(prefix))?.[1] ?? DEFAULT_LIMIT;
     if (await this.hasCredentials(request)) {
-      return limit;
+      return { bytes: limit };
     }
     const declared = Number(request.headers['content-length']);
     return Number.isFinite(declared) && declared <= UNAUTHENTICATED_BODY_BYTES
-      ? UNAUTHENTICATED_BODY_BYTES
+      ? { bytes: UNAUTHENTICATED_BODY_BYTES }
       : 'refuse';
   }
 

@@ -1,14 +1,15 @@
 import { ValidationFailedError } from '../errors/domain-error';
 
 /** NUL (PostgreSQL refuses it in text) or a UTF-16 surrogate, lone or not: checked closer below. */
-const SUSPECT = /[\u0000\uD800-\uDFFF]/;
-const UNSAFE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const NUL = String.fromCharCode(0);
+const SUSPECT = /[\uD800-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const UNSAFE_TEXT_MESSAGE =
   'contém um caractere não permitido (NUL ou metade de um par UTF-16)';
 
 function isUnsafe(text: string): boolean {
-  return SUSPECT.test(text) && UNSAFE.test(text);
+  return text.includes(NUL) || (SUSPECT.test(text) && LONE_SURROGATE.test(text));
 }
 
 /**

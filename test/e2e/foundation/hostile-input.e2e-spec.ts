@@ -17,9 +17,7 @@ function sendJson(
   path: string,
   body: unknown,
 ): Promise<import('supertest').Response> {
-  return company[method](path)
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify(body)) as unknown as Promise<import('supertest').Response>;
+  return company[method](path).set('Content-Type', 'application/json').send(JSON.stringify(body));
 }
 
 describe('hostile input', () => {
@@ -145,7 +143,7 @@ describe('hostile input', () => {
       const outcome = await new Promise<{ status: number; sentWhenAnswered: number; body: string }>(
         (resolve, reject) => {
           let sent = 0;
-          let timer: NodeJS.Timeout | undefined;
+          const timers: { writer?: NodeJS.Timeout } = {};
           const req = httpRequest(
             {
               host: url.hostname,
@@ -156,7 +154,7 @@ describe('hostile input', () => {
             },
             (res) => {
               const sentWhenAnswered = sent;
-              clearInterval(timer);
+              clearInterval(timers.writer);
               let body = '';
               res.on('data', (data: Buffer) => (body += data.toString()));
               res.on('end', () => resolve({ status: res.statusCode ?? 0, sentWhenAnswered, body }));
@@ -169,9 +167,9 @@ describe('hostile input', () => {
             }
           });
           req.write('{"name":"');
-          timer = setInterval(() => {
+          timers.writer = setInterval(() => {
             if (sent + chunk.length >= total - 16) {
-              clearInterval(timer);
+              clearInterval(timers.writer);
               return;
             }
             req.write(chunk);

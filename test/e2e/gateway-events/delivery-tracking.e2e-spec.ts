@@ -266,7 +266,7 @@ describe('delivery tracking through the gateway’s events', () => {
       intervalMaxSeconds: 2,
     });
     await until(
-      async () => fake.sentTo(others[0].phoneNumber).length,
+      () => Promise.resolve(fake.sentTo(others[0].phoneNumber).length),
       (n) => n === 1,
     );
     const reply = (text: string): Promise<number | null> =>
@@ -316,10 +316,12 @@ describe('delivery tracking through the gateway’s events', () => {
       },
     ]);
     await until(
-      async () =>
-        fake
-          .sentTo(person.phoneNumber)
-          .filter((s) => s.body.text === 'Pronto, você não receberá mais mensagens.').length,
+      () =>
+        Promise.resolve(
+          fake
+            .sentTo(person.phoneNumber)
+            .filter((s) => s.body.text === 'Pronto, você não receberá mais mensagens.').length,
+        ),
       (n) => n === 1,
     );
     await sleep(500);

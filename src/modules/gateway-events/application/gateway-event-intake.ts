@@ -28,7 +28,13 @@ export class GatewayEventIntake {
 
   store(event: IncomingGatewayEvent): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ event, done: (error) => (error ? reject(error) : resolve()) });
+      this.queue.push({
+        event,
+        done: (error) =>
+          error
+            ? reject(error instanceof Error ? error : new Error('event not stored'))
+            : resolve(),
+      });
       this.writeNext();
     });
   }
