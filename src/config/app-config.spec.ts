@@ -10,7 +10,7 @@ import {
 import { loadAppConfig, readOrCreateSecret } from './app-config.loader';
 
 describe('validateEnvironment', () => {
-  it('applies the defaults of SPEC-EXTENSIONS.md 0 to an empty environment', () => {
+  it("applies the defaults of the README's configuration table to an empty environment", () => {
     const vars = validateEnvironment({});
     expect(vars).toMatchObject({
       PORT: 3000,

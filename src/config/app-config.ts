@@ -93,7 +93,7 @@ export type Role = (typeof ROLES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * The run contract of the service (SPEC-EXTENSIONS.md section 0). Every environment
+ * The run contract of the service (the README's configuration table). Every environment
  * variable the service reads is a field here; nothing else reads process.env.
  * Property names equal the variable names so that validation errors name the variable.
  */
@@ -117,7 +117,7 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @IsString() S3_PUBLIC_BASE_URL?: string;
   @Transform(emptyToUndefined) @IsOptional() @IsString() REDIS_URL?: string;
   /**
-   * Not part of SPEC's table: prefix of every Redis key. Counters are keyed by company id, and
+   * Prefix of every Redis key. Counters are keyed by company id, and
    * company ids are only unique within one database, so deployments (or test runs) with different
    * databases that share one Redis need different prefixes.
    */
@@ -131,7 +131,7 @@ export class EnvironmentVariables {
   @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16) ENCRYPTION_KEY?: string;
   @Transform(toBool) @IsBoolean() OUTBOUND_DENY_PRIVATE = false;
   @IsIn(LOG_LEVELS) LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
-  /** Not part of SPEC's table: requests per minute per client IP on routes without a company token. */
+  /** Requests per minute per client IP on routes without a company token. */
   @Transform(toInt) @IsInt() @Min(1) ANONYMOUS_RATE_LIMIT_PER_MINUTE = 100;
   /**
    * How long a worker holds a campaign while sending one message. Longer

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 
-/** Asserts the error body of SPEC.md 7 and returns its message. */
+/** Asserts the error body of docs/API-RULES.md §1 and returns its message. */
 export function expectErrorBody(response: Response, status: number, path?: string): string {
   expect(response.status).toBe(status);
   const body = response.body as Record<string, unknown>;

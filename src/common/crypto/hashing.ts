@@ -5,7 +5,7 @@ export function sha256Hex(value: string): string {
   return hash('sha256', value, 'hex');
 }
 
-/** 32 random bytes, base64url: the access-token format of SPEC-EXTENSIONS.md 2. */
+/** 32 random bytes, base64url: the access-token format of docs/API-RULES.md §2. */
 export function newOpaqueToken(): string {
   return randomBytes(32).toString('base64url');
 }

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 
-/** The error body of SPEC.md section 7, with the path of SPEC-EXTENSIONS.md 1. */
+/** The error body of docs/API-RULES.md §1. */
 export interface ErrorBody {
   timestamp: string;
   status: number;

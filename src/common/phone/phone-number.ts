@@ -18,7 +18,7 @@ regionByCallingCode.set('7', 'RU');
 regionByCallingCode.set('44', 'GB');
 
 /**
- * Normalizes a phone number as SPEC-EXTENSIONS.md 1 stores it: digits with country code and
+ * Normalizes a phone number as docs/API-RULES.md §1 stores it: digits with country code and
  * no plus (5511987654321), or null when it is not a valid number. Accepts digits only, a
  * plus and country code, parentheses, hyphens, spaces and dots; numbers written without a
  * country code get `defaultCountryCode`.

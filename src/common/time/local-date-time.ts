@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 
 const LOCAL_FORMAT = "yyyy-MM-dd'T'HH:mm:ss";
 
-/** Campaign and automation bodies carry local date-times without zone (SPEC.md 1.4). */
+/** Campaign and automation bodies carry local date-times without zone (docs/API-RULES.md §1). */
 export function formatLocalDateTime(date: Date | null | undefined, zone: string): string | null {
   if (!date) {
     return null;

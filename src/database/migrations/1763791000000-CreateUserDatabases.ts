@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Contact databases (SPEC.md 2.5, 2.6, 4.4–4.6). Records keep their values in one JSONB
+ * Contact databases (docs/API-RULES.md §6). Records keep their values in one JSONB
  * column; `search_text` is the lower-case, accent-free text of the text columns, written by
  * the service with every record, so that search is a LIKE over one short column.
  *

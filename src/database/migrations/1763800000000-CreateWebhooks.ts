@@ -4,7 +4,7 @@ export class CreateWebhooks1763800000000 implements MigrationInterface {
   name = 'CreateWebhooks1763800000000';
 
   async up(q: QueryRunner): Promise<void> {
-    // One webhook per company (SPEC-EXTENSIONS.md 9: /api/companies/{companyId}/webhook).
+    // One webhook per company (docs/API-RULES.md §9: /api/companies/{companyId}/webhook).
     await q.query(`
       CREATE TABLE webhooks (
         id serial PRIMARY KEY,

@@ -30,7 +30,7 @@ const COMPONENT_ORDER = ['db', 'diskSpace', 'ping', 'queue', 'memory', 'cpu'] as
 
 /**
  * @nestjs/terminus runs the checks; the body is Spring Boot Actuator's shape
- * (SPEC-EXTENSIONS.md 10), built from terminus's per-indicator results.
+ * (docs/API-RULES.md §10), built from terminus's per-indicator results.
  */
 @Injectable()
 export class ActuatorHealthService {

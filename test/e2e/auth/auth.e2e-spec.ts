@@ -21,7 +21,7 @@ describe('authentication', () => {
   });
 
   describe('POST /api/auth/register', () => {
-    it('registers a company with the admin credential and returns the session fields of SPEC.md 2.1', async () => {
+    it('registers a company with the admin credential and returns the session fields of docs/API-RULES.md §2', async () => {
       const email = uniqueEmail();
       const response = await t.http
         .post('/api/auth/register')

@@ -90,7 +90,7 @@ describe('automations', () => {
     }
   }
 
-  it('creates with the defaults of SPEC.md 4.3 and computes nextRunAt in the schedule’s zone', async () => {
+  it('creates with the defaults of docs/API-RULES.md §5 and computes nextRunAt in the schedule’s zone', async () => {
     const { company, databaseId, gatewayConfigId } = await setUp();
     const body = birthdayBody(databaseId, gatewayConfigId);
     delete body.intervalMinSeconds;

@@ -9,7 +9,7 @@ import {
   TestCompany,
 } from '../../support/test-app';
 
-/** The system defaults startTestApp runs with (see test/support/test-app.ts and SPEC-EXTENSIONS.md 0). */
+/** The system defaults startTestApp runs with (see test/support/test-app.ts and the README's configuration table). */
 const SYSTEM = {
   rateLimitPerMinute: 100000,
   rateLimitPerHour: 1000000,
@@ -291,7 +291,7 @@ describe('admin routes /api/admin/companies', () => {
       frequencyType: 'monthly',
     };
 
-    it('stores every subscription field of SPEC.md 2.1 and returns them (dates in UTC, amount with two decimals)', async () => {
+    it('stores every subscription field of docs/API-RULES.md §2 and returns them (dates in UTC, amount with two decimals)', async () => {
       const company = await TestCompany.register(t.http);
       const response = await putSubscription(company.id, fullSubscription);
       expect(response.status).toBe(200);

@@ -80,7 +80,7 @@ describe('gateway sync', () => {
     return rows.map((r) => r.values);
   }
 
-  it('creates a GATEWAY database from the contacts, with the summary of SPEC-EXTENSIONS 6', async () => {
+  it('creates a GATEWAY database from the contacts, with the summary of docs/API-RULES.md §6', async () => {
     const company = await TestCompany.register(t.http);
     const { configId } = await configuredInstance(company);
     const response = await company

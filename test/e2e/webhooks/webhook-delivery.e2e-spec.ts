@@ -123,7 +123,7 @@ describe('webhook delivery', () => {
     return receiver.forPath(path).filter((r) => r.body.campaignId === campaignId);
   }
 
-  it('delivers the events of a real campaign, signed, in order, with the payloads of SPEC-EXTENSIONS 9', async () => {
+  it('delivers the events of a real campaign, signed, in order, with the payloads of docs/API-RULES.md §9', async () => {
     const company = await TestCompany.register(app.t.http);
     const hook = await webhookFor(company);
     const campaignId = await runCampaign(company, { contacts: phones(4, 100) });

@@ -227,7 +227,7 @@ export class CreateAutomationDto {
   dedupCooldownDays?: number | null;
 }
 
-/** The fields PUT accepts (SPEC.md 4.3); fields left out keep their value, null is refused for the required ones. */
+/** The fields PUT accepts (docs/API-RULES.md §5); fields left out keep their value, null is refused for the required ones. */
 export class UpdateAutomationDto extends PartialType(
   OmitType(CreateAutomationDto, [
     'databaseConfigId',

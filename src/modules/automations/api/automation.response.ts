@@ -6,7 +6,7 @@ import { SCHEDULE_TYPES } from '../domain/automation-schedule';
 import type { AutomationRunRow } from '../infrastructure/automations.repository';
 import { FilterDto, MessageConfigDto, ScheduleDto } from './automation.dto';
 
-/** Dates are local to APP_TIMEZONE, `YYYY-MM-DDTHH:mm:ss` (SPEC.md 1.4). */
+/** Dates are local to APP_TIMEZONE, `YYYY-MM-DDTHH:mm:ss` (docs/API-RULES.md §1). */
 export class AutomationResponse {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;

@@ -10,7 +10,7 @@ export type FieldErrors = Array<[field: string, message: string]>;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const OPERATORS_WITHOUT_VALUE = new Set(['isEmpty', 'isNotEmpty']);
 
-/** The rules of SPEC.md 4.3 that span fields, checked against the database's columns. */
+/** The rules of docs/API-RULES.md §5 that span fields, checked against the database's columns. */
 export function automationProblems(
   settings: AutomationSettings,
   columns: FilterableColumn[],

@@ -14,7 +14,7 @@ import {
   Min,
 } from 'class-validator';
 
-/** SPEC-EXTENSIONS.md 7: more numbers than this in one import or check is a 400. */
+/** docs/API-RULES.md §7: more numbers than this in one import or check is a 400. */
 export const MAX_NUMBERS_PER_REQUEST = 1000;
 /** Longer inputs are not phone numbers, and an import would echo them back in failedNumbers. */
 export const MAX_PHONE_INPUT_LENGTH = 50;

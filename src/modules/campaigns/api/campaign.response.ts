@@ -25,7 +25,7 @@ export class PollDataResponse {
   @ApiProperty() selectableCount!: number;
 }
 
-/** Dates are local to APP_TIMEZONE, `YYYY-MM-DDTHH:mm:ss` (SPEC.md 1.4). */
+/** Dates are local to APP_TIMEZONE, `YYYY-MM-DDTHH:mm:ss` (docs/API-RULES.md §1). */
 export class CampaignResponse {
   @ApiProperty({ example: 41 }) id!: number;
   @ApiProperty({ example: 'Black Friday clientes VIP' }) name!: string;

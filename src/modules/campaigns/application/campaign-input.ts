@@ -38,7 +38,7 @@ export interface CheckedCampaignInput {
 export type FieldErrors = Array<[field: string, message: string]>;
 
 /**
- * The cross-field rules of SPEC.md 4.2 and 7 that single-field decorators cannot express.
+ * The cross-field rules of docs/API-RULES.md §4 that single-field decorators cannot express.
  * Returns the checked values, or the field errors to answer with.
  */
 export function checkCampaignInput(

@@ -148,7 +148,7 @@ export class CampaignsService {
     return this.campaigns.findOwnedOrFail(session.companyId, id);
   }
 
-  /** SPEC.md answers a missing campaign with 400 on this endpoint (and 403 for another company's). */
+  /** The contract answers a missing campaign with 400 on this endpoint (and 403 for another company's). */
   async contacts(
     session: CompanySession,
     id: number,

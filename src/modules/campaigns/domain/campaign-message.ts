@@ -17,7 +17,7 @@ export interface CampaignContent {
 /**
  * What one contact receives, in order. A MEDIA campaign sends one media message whose
  * caption is `caption` or the rendered message; audio has no caption, so the rendered
- * message follows it as text (SPEC-EXTENSIONS.md 4).
+ * message follows it as text (docs/API-RULES.md §4).
  */
 export function messagesForContact(
   content: CampaignContent,

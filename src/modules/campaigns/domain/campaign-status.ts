@@ -15,7 +15,7 @@ export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
 export type CampaignAction = 'start' | 'pause' | 'resume' | 'cancel' | 'complete' | 'fail';
 
 /**
- * The one transition table (SPEC.md 3.1, SPEC-EXTENSIONS.md 4). `start` is a scheduled
+ * The one transition table (docs/API-RULES.md §4). `start` is a scheduled
  * campaign's time coming; `complete` and `fail` are the engine's moves.
  */
 export const CAMPAIGN_TRANSITIONS: Record<

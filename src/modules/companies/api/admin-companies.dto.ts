@@ -72,7 +72,7 @@ const MAX_100 = { message: 'deve ter no máximo 100 caracteres' };
 const MAX_255 = { message: 'deve ter no máximo 255 caracteres' };
 const DATE_TIME = { message: 'deve ser uma data-hora ISO 8601' };
 
-/** The subscription fields of SPEC.md 2.1, as a payment checkout would write them. */
+/** The subscription fields of docs/API-RULES.md §2, as a payment checkout would write them. */
 export class ReplaceSubscriptionDto {
   @ApiPropertyOptional({ example: '2c938084726fca480172750000000000' })
   @IsOptional()

@@ -16,7 +16,7 @@ import {
 /**
  * Sessions and company views are cached for at most this long, so that admin changes,
  * deactivations and revocations made on another instance take effect within the 5 s
- * SPEC-EXTENSIONS.md 2 allows; changes made on this instance invalidate at once.
+ * docs/API-RULES.md §2 allows; changes made on this instance invalidate at once.
  */
 export const SESSION_CACHE_TTL_MS = 4_000;
 const MAX_CACHED_SESSIONS = 50_000;

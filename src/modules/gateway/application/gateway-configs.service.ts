@@ -44,7 +44,7 @@ export interface EventsSource {
   apiKey: string;
 }
 
-/** What other modules may show or store about a configuration (SPEC.md gatewayConfig). */
+/** What other modules may show or store about a configuration (docs/API-RULES.md §3). */
 export interface GatewayConfigSummary {
   id: number;
   name: string;

@@ -1,5 +1,5 @@
 /**
- * The kinds of file POST /media/upload accepts (SPEC.md 4.8), keyed by the extension of the
+ * The kinds of file POST /media/upload accepts (docs/API-RULES.md §8), keyed by the extension of the
  * original name. `signatures` are the type names the magic-number detector may report for the
  * bytes of such a file; `package` narrows a ZIP down to the Office Open XML document it must be.
  */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ACCEPTED_EXTENSIONS } from './media-kind';
 
 /**
- * Names of stored media (SPEC-EXTENSIONS.md 8). Every name carries a random UUID, so a name is
+ * Names of stored media (docs/API-RULES.md §8). Every name carries a random UUID, so a name is
  * never reused and its content never changes. Dates are UTC.
  */
 export interface MediaObjectNameParts {

@@ -64,7 +64,7 @@ const kind = (extension: string): AcceptedMediaKind => {
 };
 
 describe('media kinds and signatures', () => {
-  it('accepts exactly the kinds of SPEC.md 4.8', () => {
+  it('accepts exactly the kinds of docs/API-RULES.md §8', () => {
     expect([...ACCEPTED_EXTENSIONS].sort()).toEqual(
       [
         'jpg',

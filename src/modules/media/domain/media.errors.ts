@@ -1,6 +1,6 @@
 import { DomainError, InvalidInputError } from '../../../common/errors/domain-error';
 
-/** 100 MB (SPEC-EXTENSIONS.md 8), in bytes: 100 × 1024 × 1024. */
+/** 100 MB (docs/API-RULES.md §8), in bytes: 100 × 1024 × 1024. */
 export const MAX_MEDIA_BYTES = 100 * 1024 * 1024;
 
 export class MediaFileMissingError extends InvalidInputError {

@@ -1,4 +1,4 @@
-/** One upload, as SPEC.md 2.9 describes it. */
+/** One upload, as docs/API-RULES.md §8 describes it. */
 export interface UploadedMedia {
   url: string;
   /** The original name, as the client sent it. */

@@ -12,7 +12,7 @@ import { UserDatabasesRepository } from '../infrastructure/user-databases.reposi
 import { LargeDatabaseIndexing } from './large-database-indexing';
 import { UserDatabasesService } from './user-databases.service';
 
-/** A push import as the job payload keeps it (SPEC.md 4.6). */
+/** A push import as the job payload keeps it (docs/API-RULES.md §6). */
 export interface ContactImportRequest {
   kind: ImportKind;
   name: string | null;

@@ -34,7 +34,7 @@ export interface RecordsPage {
   size: number;
 }
 
-/** SPEC.md 4.5: a database's records. Every operation checks the database first (404/403). */
+/** docs/API-RULES.md §6: a database's records. Every operation checks the database first (404/403). */
 @Injectable()
 export class RecordsService {
   constructor(

@@ -15,7 +15,7 @@ export interface SentContact {
 }
 
 /**
- * Keeps the SYSTEM database "Contatos de campanhas" (SPEC-EXTENSIONS.md 6) up to date from
+ * Keeps the SYSTEM database "Contatos de campanhas" (docs/API-RULES.md §6) up to date from
  * batches of sent contacts: one record per phone, holding the latest campaign that reached it.
  */
 @Injectable()

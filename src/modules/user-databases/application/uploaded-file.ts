@@ -5,5 +5,5 @@ export interface UploadedForm {
   fields: ReadonlyMap<string, string>;
 }
 
-/** SPEC-EXTENSIONS.md 6: database files up to 50 MB. */
+/** docs/API-RULES.md §6: database files up to 50 MB. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;

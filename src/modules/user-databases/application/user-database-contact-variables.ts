@@ -5,7 +5,7 @@ import { RecordsRepository } from '../infrastructure/records.repository';
 import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 
 /**
- * {columnName} variables of campaigns with databaseConfigId (SPEC-EXTENSIONS.md 4): the record
+ * {columnName} variables of campaigns with databaseConfigId (docs/API-RULES.md §4): the record
  * of that database whose phone column equals the contact's number.
  */
 @Injectable()

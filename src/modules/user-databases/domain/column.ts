@@ -1,4 +1,4 @@
-/** SPEC-EXTENSIONS.md 6: the data types a column may have. */
+/** docs/API-RULES.md §6: the data types a column may have. */
 export const DATA_TYPES = ['TEXT', 'NUMBER', 'DATE', 'BOOLEAN', 'PHONE', 'EMAIL'] as const;
 export type DataType = (typeof DATA_TYPES)[number];
 

@@ -35,7 +35,7 @@ export const SYNC_COLUMNS: readonly ColumnDefinition[] = defineColumns([
 ]);
 
 /**
- * SPEC-EXTENSIONS.md 6. Every entry counts in totalFetched and ends in exactly one of
+ * docs/API-RULES.md §6. Every entry counts in totalFetched and ends in exactly one of
  * processed, duplicatesSkipped or filteredByPhone:
  * - a group becomes a record without phone (type group, name = subject) with includeGroups,
  *   otherwise it is filtered (a group itself has no phone);

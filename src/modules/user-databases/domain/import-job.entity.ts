@@ -12,7 +12,7 @@ export interface RowError {
 }
 
 /**
- * An async push import (SPEC.md 2.8, SPEC-EXTENSIONS.md 6). Claimed by a worker with
+ * An async push import (docs/API-RULES.md §6). Claimed by a worker with
  * SKIP LOCKED and a lease; its rows and its COMPLETED state commit in one transaction, so a
  * worker killed mid-job leaves nothing behind and the next one starts it over.
  */

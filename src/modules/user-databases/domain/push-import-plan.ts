@@ -12,7 +12,7 @@ import { coerceValue, StoredValue } from './value-coercion';
 
 /** How many invalid rows a summary names, with their reason; the count covers all of them. */
 export const MAX_REPORTED_ROW_ERRORS = 20;
-/** SPEC-EXTENSIONS.md 6: rows per push-import request. */
+/** docs/API-RULES.md §6: rows per push-import request. */
 export const MAX_PUSH_ROWS = 100_000;
 /** The key every item of POST …/imports/contacts carries. */
 export const CONTACTS_PHONE_KEY = 'phoneNumber';

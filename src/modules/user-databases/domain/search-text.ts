@@ -1,7 +1,7 @@
 import { ColumnDefinition, DataType, foldAccents } from './column';
 import type { StoredValue } from './value-coercion';
 
-/** The columns `search` looks in (SPEC.md 4.5: "the id and all text columns"). */
+/** The columns `search` looks in (docs/API-RULES.md §6: "the id and all text columns"). */
 export const SEARCHABLE_TYPES: ReadonlySet<DataType> = new Set<DataType>([
   'TEXT',
   'PHONE',

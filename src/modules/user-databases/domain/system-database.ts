@@ -1,7 +1,7 @@
 import { defineColumns } from './column';
 import { SYSTEM_DATABASE_NAME, UserDatabase } from './user-database.entity';
 
-/** SPEC-EXTENSIONS.md 6: every phone the company has sent a campaign to. */
+/** docs/API-RULES.md §6: every phone the company has sent a campaign to. */
 export function systemDatabase(companyId: number, now: Date): UserDatabase {
   return UserDatabase.create(
     {

@@ -5,7 +5,7 @@ export const USER_DATABASE_ORIGINS = ['UPLOAD', 'GATEWAY', 'PUSH_IMPORT', 'SYSTE
 export type UserDatabaseOrigin = (typeof USER_DATABASE_ORIGINS)[number];
 
 /**
- * SPEC.md 3.2: toggle-status alternates ACTIVE and INACTIVE; nothing else moves by hand.
+ * docs/API-RULES.md §6: toggle-status alternates ACTIVE and INACTIVE; nothing else moves by hand.
  * Imports here are atomic (one transaction), so PROCESSING and ERROR are never left behind
  * by this service; they stay valid values of the contract.
  */

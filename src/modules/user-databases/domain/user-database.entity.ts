@@ -3,7 +3,7 @@ import type { ColumnDefinition } from './column';
 import { TOGGLED_STATUS, UserDatabaseOrigin, UserDatabaseStatus } from './user-database-status';
 import { StatusToggleNotAllowedError, SystemDatabaseReadOnlyError } from './user-database.errors';
 
-/** SPEC-EXTENSIONS.md 6: what a gateway sync did (totalFetched = processed + duplicatesSkipped + filteredByPhone). */
+/** docs/API-RULES.md §6: what a gateway sync did (totalFetched = processed + duplicatesSkipped + filteredByPhone). */
 export interface SyncSummary {
   totalFetched: number;
   processed: number;

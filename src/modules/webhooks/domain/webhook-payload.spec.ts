@@ -1,7 +1,7 @@
 import { webhookBody, webhookMessageId } from './webhook-payload';
 
 describe('webhook body', () => {
-  it('writes the fields in the order of SPEC-EXTENSIONS 9, whatever order jsonb gave them in', () => {
+  it('writes the fields in the order of docs/API-RULES.md §9, whatever order jsonb gave them in', () => {
     const fromJsonb = {
       event: 'campaign.completed',
       stats: {

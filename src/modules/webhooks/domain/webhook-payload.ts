@@ -1,4 +1,4 @@
-/** The fields of SPEC-EXTENSIONS.md 9, in the order a reader expects them; extras follow. */
+/** The fields of docs/API-RULES.md §9, in the order a reader expects them; extras follow. */
 const LEADING_KEYS = ['event', 'campaignId', 'companyId', 'timestamp', 'stats'];
 const LEADING_STATS_KEYS = ['total', 'sent', 'failed', 'pending', 'progressPercentage', 'duration'];
 

@@ -1,4 +1,4 @@
-/** Data rows a file may hold (SPEC-EXTENSIONS.md 6), besides its header row. */
+/** Data rows a file may hold (docs/API-RULES.md §6), besides its header row. */
 export const MAX_FILE_ROWS = 1_000_000;
 /** Cells in one row; wider rows are refused rather than read. */
 export const MAX_ROW_CELLS = 1_000;
