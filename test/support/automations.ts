@@ -52,3 +52,24 @@ export async function runsOnceCompleted(
   }
   return runs;
 }
+
+/** Starts a run at once (run-now) and waits until it is no longer RUNNING. */
+export async function runNowAndWait(
+  company: TestCompany,
+  automationId: number,
+  timeoutMs = 30_000,
+): Promise<Record<string, any>> {
+  const started = await company.post(`/api/automations/${automationId}/run-now`).expect(202);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = (await company.get(`/api/automations/${automationId}/runs`).expect(200)).body;
+    const run = runs.find((r: { id: number }) => r.id === started.body.id);
+    if (run && run.status !== 'RUNNING') {
+      return run;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`run did not finish: ${JSON.stringify(run)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -2,6 +2,7 @@ import { connectedInstance } from '../../support/campaigns';
 import {
   importDatabase,
   otherDay,
+  runNowAndWait,
   runsOnceCompleted,
   todayInSaoPaulo,
 } from '../../support/automations';
@@ -74,21 +75,8 @@ describe('automations', () => {
     };
   }
 
-  async function runAndWait(company: TestCompany, id: number): Promise<Record<string, any>> {
-    const started = await company.post(`/api/automations/${id}/run-now`).expect(202);
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const runs = (await company.get(`/api/automations/${id}/runs`).expect(200)).body;
-      const run = runs.find((r: { id: number }) => r.id === started.body.id);
-      if (run && run.status !== 'RUNNING') {
-        return run;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`run did not finish: ${JSON.stringify(run)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const runAndWait = (company: TestCompany, id: number): Promise<Record<string, any>> =>
+    runNowAndWait(company, id, 20_000);
 
   it('creates with the defaults of docs/API-RULES.md §5 and computes nextRunAt in the schedule’s zone', async () => {
     const { company, databaseId, gatewayConfigId } = await setUp();

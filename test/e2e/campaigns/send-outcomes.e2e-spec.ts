@@ -1,4 +1,4 @@
-import { importDatabase } from '../../support/automations';
+import { importDatabase, runNowAndWait } from '../../support/automations';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
@@ -51,22 +51,6 @@ function messagesPerPhone(fake: FakeEvolutionApi, instance: string): Map<string,
  * answer is late or lost is reconciled and never sent twice; a disconnect waits; our own
  * errors never burn contacts; the state of the world at send time decides.
  */
-async function runAutomation(company: TestCompany, id: number): Promise<Record<string, any>> {
-  const started = await company.post(`/api/automations/${id}/run-now`).expect(202);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const runs = (await company.get(`/api/automations/${id}/runs`).expect(200)).body;
-    const run = runs.find((r: { id: number }) => r.id === started.body.id);
-    if (run && run.status !== 'RUNNING') {
-      return run;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`run did not finish: ${JSON.stringify(run)}`);
-    }
-    await sleep(100);
-  }
-}
-
 describe('send outcomes the engine can trust', () => {
   let t: TestApp;
   const fake = new FakeEvolutionApi();
@@ -324,9 +308,9 @@ describe('send outcomes the engine can trust', () => {
     // The first send is lost on the way back and the gateway keeps no messages: unknown outcome.
     fake.storesMessages = false;
     fake.scriptSends('send-then-drop');
-    const first = await runAutomation(company, automation.id);
+    const first = await runNowAndWait(company, automation.id);
     expect(first).toMatchObject({ sent: 1, failed: 1 });
-    const second = await runAutomation(company, automation.id);
+    const second = await runNowAndWait(company, automation.id);
     expect(second).toMatchObject({ sent: 0, skippedByDedup: 2 });
     expect(
       fake.sent

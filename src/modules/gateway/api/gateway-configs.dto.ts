@@ -11,7 +11,28 @@ const URL_MESSAGE = { message: 'deve ser uma URL http:// ou https:// válida, se
 /** Routes are appended to the base URL, so a query or fragment there would be lost. */
 const NO_QUERY = /^[^?#]*$/;
 
-export class CreateGatewayConfigDto {
+/** Delivery tracking, on create and on update. */
+export class DeliveryTrackingDto {
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Ouvir o WhatsApp: registra no gateway o webhook deste serviço (recibos de entrega e leitura, descadastro por resposta, estado da instância). PUBLIC_BASE_URL precisa ser alcançável pelo gateway',
+  })
+  @IsOmittable()
+  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
+  trackDelivery?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Com trackDelivery: substitui o webhook que a instância já envia para outro endereço (a instância tem um só)',
+  })
+  @IsOmittable()
+  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
+  replaceGatewayWebhook?: boolean;
+}
+
+export class CreateGatewayConfigDto extends DeliveryTrackingDto {
   @ApiProperty({ example: 'Vendas - WhatsApp principal', maxLength: 100 })
   @IsString(REQUIRED)
   @Matches(NOT_BLANK, REQUIRED)
@@ -45,28 +66,10 @@ export class CreateGatewayConfigDto {
   @Matches(NOT_BLANK, REQUIRED_F)
   @MaxLength(100, MAX_100)
   instance!: string;
-
-  @ApiPropertyOptional({
-    default: false,
-    description:
-      'Ouvir o WhatsApp: registra no gateway o webhook deste serviço (recibos de entrega e leitura, descadastro por resposta, estado da instância). PUBLIC_BASE_URL precisa ser alcançável pelo gateway',
-  })
-  @IsOmittable()
-  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
-  trackDelivery?: boolean;
-
-  @ApiPropertyOptional({
-    default: false,
-    description:
-      'Com trackDelivery: substitui o webhook que a instância já envia para outro endereço (a instância tem um só)',
-  })
-  @IsOmittable()
-  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
-  replaceGatewayWebhook?: boolean;
 }
 
 /** Partial update: absent fields stay; null is refused like any other non-text. */
-export class UpdateGatewayConfigDto {
+export class UpdateGatewayConfigDto extends DeliveryTrackingDto {
   @ApiPropertyOptional({ example: 'Vendas - WhatsApp reserva', maxLength: 100 })
   @IsOmittable()
   @IsString({ message: 'deve ser um texto' })
@@ -96,22 +99,4 @@ export class UpdateGatewayConfigDto {
   @Matches(NOT_BLANK, { message: 'não pode ser vazia' })
   @MaxLength(100, MAX_100)
   instance?: string;
-
-  @ApiPropertyOptional({
-    default: false,
-    description:
-      'Ouvir o WhatsApp: registra no gateway o webhook deste serviço (recibos de entrega e leitura, descadastro por resposta, estado da instância). PUBLIC_BASE_URL precisa ser alcançável pelo gateway',
-  })
-  @IsOmittable()
-  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
-  trackDelivery?: boolean;
-
-  @ApiPropertyOptional({
-    default: false,
-    description:
-      'Com trackDelivery: substitui o webhook que a instância já envia para outro endereço (a instância tem um só)',
-  })
-  @IsOmittable()
-  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
-  replaceGatewayWebhook?: boolean;
 }
