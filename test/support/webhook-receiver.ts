@@ -3,6 +3,7 @@ import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
+import { sqlPool } from './db';
 import { startAppOn } from '../e2e/foundation/helpers/app-on-database';
 import { createDedicatedDatabase } from '../e2e/foundation/helpers/databases';
 import type { FakeEvolutionApi } from './fake-evolution-api';
@@ -242,7 +243,7 @@ export function useDedicatedWebhookApp(
     database = await createDedicatedDatabase(databaseName);
     await Promise.all([fake.start(), receiver.start()]);
     state.t = await startAppOn(database.url, env);
-    state.pool = new Pool({ connectionString: database.url, max: 2 });
+    state.pool = sqlPool(database.url, 2);
   });
   afterAll(async () => {
     await state.t.close();

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
+import { sqlPool } from '../../support/db';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
 import { TestApp, TestCompany } from '../../support/test-app';
@@ -27,7 +28,7 @@ describe('webhook delivery across a kill -9', () => {
     database = await createDedicatedDatabase('webhooks_restart');
     await Promise.all([fake.start(), receiver.start()]);
     t = await startAppOn(database.url, { ENCRYPTION_KEY, ROLE: 'api' });
-    pool = new Pool({ connectionString: database.url, max: 2 });
+    pool = sqlPool(database.url, 2);
   });
   afterEach(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));

@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { sqlPool } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
 import { TestApp, TestCompany } from '../../support/test-app';
 import { startAppOn } from '../foundation/helpers/app-on-database';
@@ -28,7 +29,7 @@ describe('webhook configuration', () => {
   beforeAll(async () => {
     database = await createDedicatedDatabase('webhooks_api');
     t = await startAppOn(database.url, { ENCRYPTION_KEY });
-    pool = new Pool({ connectionString: database.url, max: 2 });
+    pool = sqlPool(database.url, 2);
   });
   afterAll(async () => {
     await t.close();
