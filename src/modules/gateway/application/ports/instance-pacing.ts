@@ -1,0 +1,55 @@
+/**
+ * The pace of one gateway instance (a gateway configuration), whoever sends through it:
+ * campaigns and automation runs. One sender at a time holds the instance; a sender sends only
+ * once the instance has been quiet for its own pause since its last message, and the
+ * instance sends at most its figure of the day (daily limit, warm-up). docs/ARCHITECTURE.md,
+ * "Keeping numbers safe".
+ */
+export abstract class InstancePacing {
+  /**
+   * Holds the instance for `holder` for at most `holdSeconds` when it has been quiet for
+   * `pauseSeconds` since its last message, nobody else holds it, and its figure of the day is
+   * not reached; otherwise says why and when to look again.
+   */
+  abstract hold(
+    gatewayConfigId: number,
+    holder: string,
+    holdSeconds: number,
+    pauseSeconds: number,
+  ): Promise<SlotAnswer>;
+
+  /** Ends `holder`'s hold: `sent` messages went out or may have (counted for the day). */
+  abstract release(
+    gatewayConfigId: number,
+    holder: string,
+    outcome: { sent: number },
+  ): Promise<void>;
+
+  /** Ends the holds of workers whose process died (their liveness lock is gone): at once. */
+  abstract releaseHoldsOfGoneWorkers(): Promise<number>;
+
+  /** What the instance sent today and why it waits, for a person (GET …/usage). */
+  abstract usage(gatewayConfigId: number): Promise<InstanceUsage>;
+}
+
+export type SlotAnswer =
+  /** `quota`: messages still allowed today (null: no limit). */
+  | { held: true; quota: number | null }
+  | { held: false; reason: 'BUSY'; retryAt: Date }
+  | { held: false; reason: 'DAILY_LIMIT'; retryAt: Date };
+
+export interface InstanceUsage {
+  /** The local day (APP_TIMEZONE) the counts are of, YYYY-MM-DD. */
+  day: string;
+  messagesToday: number;
+  dailyLimit: number | null;
+  /** The warm-up's figure of the day; null without warm-up. */
+  warmupLimitToday: number | null;
+  /** The lower of the two: what the instance may send today; null: no limit. */
+  limitToday: number | null;
+  /** The day of the warm-up, counted from the instance's first send (1 on that day). */
+  warmupDay: number | null;
+  /** When the instance last sent (the end of its last message's send); null: never. */
+  lastMessageAt: Date | null;
+  firstSendAt: Date | null;
+}

@@ -1,0 +1,163 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { queryPrepared, queryRows } from '../../../database/query-rows';
+import { AppConfig } from '../../../config/app-config.service';
+import { holderIsGoneSql } from '../../../common/work/worker-liveness';
+import { InstanceUsage, InstancePacing, SlotAnswer } from '../application/ports/instance-pacing';
+
+/** The local day (APP_TIMEZONE, parameter $tz) as of the database clock. */
+const TODAY = (tz: string): string => `(now() AT TIME ZONE ${tz})::date`;
+
+/** A warm-up's growth is bounded to a year: past it the figure is moot, and power() stays finite. */
+const WARMUP_MAX_DAYS = 365;
+
+/**
+ * The warm-up's figure of the day for configuration `g` and pacing row `p`: the start figure
+ * grown by the percentage once per local day since the instance's first send.
+ */
+function warmupLimitSql(tz: string): string {
+  const firstDay = `coalesce((p.first_send_at AT TIME ZONE ${tz})::date, ${TODAY(tz)})`;
+  return `CASE WHEN g.warmup_start_per_day IS NOT NULL THEN
+            least(floor(g.warmup_start_per_day * power(1 + g.warmup_growth_percent / 100.0,
+                  least(${WARMUP_MAX_DAYS}, greatest(0, ${TODAY(tz)} - ${firstDay})))), 2147483647)::int
+          END`;
+}
+
+/** What the instance may send today: the lower of its daily limit and its warm-up figure. */
+function dayLimitSql(tz: string): string {
+  return `least(g.daily_limit, ${warmupLimitSql(tz)})`;
+}
+
+/** The messages counted for today (the stored count is of `p.day`, which may be an older day). */
+function sentTodaySql(tz: string): string {
+  return `CASE WHEN p.day = ${TODAY(tz)} THEN p.sent_on_day ELSE 0 END`;
+}
+
+interface HoldRow {
+  held: boolean;
+  quota: number | null;
+  capped: boolean;
+  busyUntil: Date;
+  nextDay: Date;
+}
+
+/**
+ * instance_pacing: one row per configuration, created on its first hold. Each statement is one
+ * round trip on its own (no transaction around it), like the engine's hot statements.
+ */
+@Injectable()
+export class PgInstancePacing implements InstancePacing {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  async hold(
+    gatewayConfigId: number,
+    holder: string,
+    holdSeconds: number,
+    pauseSeconds: number,
+  ): Promise<SlotAnswer> {
+    let row = await this.tryHold(gatewayConfigId, holder, holdSeconds, pauseSeconds);
+    if (!row) {
+      await this.dataSource.query(
+        `INSERT INTO instance_pacing (gateway_config_id, company_id)
+         SELECT id, company_id FROM gateway_configs WHERE id = $1 ON CONFLICT DO NOTHING`,
+        [gatewayConfigId],
+      );
+      row = await this.tryHold(gatewayConfigId, holder, holdSeconds, pauseSeconds);
+    }
+    if (!row || row.held) {
+      // No row: the configuration is gone; the send finds that out and says so.
+      return { held: true, quota: row?.quota ?? null };
+    }
+    return row.capped
+      ? { held: false, reason: 'DAILY_LIMIT', retryAt: row.nextDay }
+      : { held: false, reason: 'BUSY', retryAt: row.busyUntil };
+  }
+
+  private async tryHold(
+    gatewayConfigId: number,
+    holder: string,
+    holdSeconds: number,
+    pauseSeconds: number,
+  ): Promise<HoldRow | null> {
+    const rows = await queryPrepared<HoldRow>(
+      this.dataSource,
+      'pacing_hold',
+      `WITH cur AS (
+         SELECT p.gateway_config_id, p.last_message_at + make_interval(secs => $5::float) AS quiet_from,
+                p.held_by, p.held_until,
+                ${sentTodaySql('$4')} AS sent_today, ${dayLimitSql('$4')} AS day_limit
+           FROM instance_pacing p JOIN gateway_configs g ON g.id = p.gateway_config_id
+          WHERE p.gateway_config_id = $1
+            FOR UPDATE OF p),
+       held AS (
+         UPDATE instance_pacing p SET held_by = $2, held_until = now() + make_interval(secs => $3)
+           FROM cur
+          WHERE p.gateway_config_id = cur.gateway_config_id
+            AND cur.quiet_from <= now()
+            AND (cur.held_until IS NULL OR cur.held_until < now())
+            AND (cur.day_limit IS NULL OR cur.sent_today < cur.day_limit)
+          RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM held) AS held,
+              cur.day_limit - cur.sent_today AS quota,
+              coalesce(cur.sent_today >= cur.day_limit, false) AS capped,
+              CASE WHEN cur.quiet_from > now() THEN cur.quiet_from
+                   -- Held by a send: its holder moves the campaigns of the instance when done.
+                   ELSE now() + interval '1 second' END AS "busyUntil",
+              ((${TODAY('$4')} + 1)::timestamp AT TIME ZONE $4) AS "nextDay"
+         FROM cur`,
+      [gatewayConfigId, holder, holdSeconds, this.config.appTimezone, pauseSeconds],
+    );
+    return rows[0] ?? null;
+  }
+
+  async release(gatewayConfigId: number, holder: string, outcome: { sent: number }): Promise<void> {
+    // The count moves whoever holds the instance now: those messages went out either way.
+    await queryPrepared(
+      this.dataSource,
+      'pacing_release',
+      `UPDATE instance_pacing p
+          SET held_by = CASE WHEN held_by = $2 THEN NULL ELSE held_by END,
+              held_until = CASE WHEN held_by = $2 THEN NULL ELSE held_until END,
+              last_message_at = CASE WHEN $3 > 0 THEN now() ELSE last_message_at END,
+              sent_on_day = ${sentTodaySql('$4')} + $3,
+              day = ${TODAY('$4')},
+              first_send_at = CASE WHEN $3 > 0 THEN coalesce(first_send_at, now()) ELSE first_send_at END
+        WHERE gateway_config_id = $1`,
+      [gatewayConfigId, holder, outcome.sent, this.config.appTimezone],
+    );
+  }
+
+  async releaseHoldsOfGoneWorkers(): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `UPDATE instance_pacing SET held_by = NULL, held_until = NULL
+        WHERE held_until >= now() AND ${holderIsGoneSql('held_by')}
+        RETURNING gateway_config_id AS id`,
+    );
+    return rows.length;
+  }
+
+  async usage(gatewayConfigId: number): Promise<InstanceUsage> {
+    const tz = '$2';
+    const rows = await queryRows<InstanceUsage>(
+      this.dataSource,
+      `SELECT ${TODAY(tz)}::text AS day,
+              coalesce(${sentTodaySql(tz)}, 0) AS "messagesToday",
+              g.daily_limit AS "dailyLimit",
+              ${warmupLimitSql(tz)} AS "warmupLimitToday",
+              ${dayLimitSql(tz)} AS "limitToday",
+              CASE WHEN g.warmup_start_per_day IS NOT NULL
+                   THEN ${TODAY(tz)} - coalesce((p.first_send_at AT TIME ZONE ${tz})::date, ${TODAY(tz)}) + 1
+              END AS "warmupDay",
+              CASE WHEN p.last_message_at > '-infinity' THEN p.last_message_at END AS "lastMessageAt",
+              p.first_send_at AS "firstSendAt"
+         FROM gateway_configs g LEFT JOIN instance_pacing p ON p.gateway_config_id = g.id
+        WHERE g.id = $1`,
+      [gatewayConfigId, this.config.appTimezone],
+    );
+    return rows[0];
+  }
+}
