@@ -7,7 +7,8 @@
 # keeps its generated ADMIN_PASSWORD in /data/admin-password (also logged once, on the first
 # start). --init gives PID 1 to tini, so that any orphaned PostgreSQL child is reaped.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The active Node.js LTS line (README, "Node.js versions").
+ARG NODE_IMAGE=node:26-bookworm-slim
 
 # ---- build: full dependencies, TypeScript to dist/ -------------------------------------------
 FROM ${NODE_IMAGE} AS build

@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'eslint.config.mjs', 'jest.config.js', 'scripts/**', 'test/support/global-*.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.cache/**', 'eslint.config.mjs', '.dependency-cruiser.cjs', 'jest.config.js', 'scripts/**', 'test/support/global-*.js'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   prettier,

@@ -1,5 +1,7 @@
 /** Two projects: unit specs beside the code, end-to-end specs over HTTP against real PostgreSQL. */
 const tsJest = ['ts-jest', { diagnostics: false }];
+/** .ci/run keeps a Node.js release under .cache/: nothing there is the project's code. */
+const notOurs = ['<rootDir>/.cache/'];
 
 module.exports = {
   testTimeout: 180000,
@@ -10,15 +12,18 @@ module.exports = {
       displayName: 'unit',
       rootDir: __dirname,
       testEnvironment: 'node',
-      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/architecture/**/*.spec.ts'],
       transform: { '^.+\\.ts$': tsJest },
+      modulePathIgnorePatterns: notOurs,
     },
     {
       displayName: 'e2e',
       rootDir: __dirname,
       testEnvironment: 'node',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/response-conformance.setup.ts'],
       transform: { '^.+\\.ts$': tsJest },
+      modulePathIgnorePatterns: notOurs,
     },
   ],
 };

@@ -5,6 +5,7 @@ import { loadAppConfig } from './config/app-config.loader';
 import { AppConfig } from './config/app-config.service';
 import { RunningDatabase, startEmbeddedPostgres } from './database/embedded-postgres';
 import { runMigrations } from './database/migrate';
+import { stopOnSignals } from './graceful-stop';
 
 async function connectDatabase(config: AppConfig): Promise<RunningDatabase> {
   if (config.databaseUrl) {
@@ -41,12 +42,6 @@ async function bootstrap(): Promise<void> {
       );
     }
     process.once('beforeExit', () => void stopDatabase());
-    const closeOnSignal = (signal: NodeJS.Signals): void => {
-      void app
-        .close()
-        .then(stopDatabase)
-        .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-    };
     if (config.runsHttp) {
       await app.listen(config.port);
       logger.log({ port: config.port, role: config.role }, 'Service listening');
@@ -54,10 +49,11 @@ async function bootstrap(): Promise<void> {
       await app.init();
       logger.log({ role: config.role }, 'Worker started (no HTTP)');
     }
-    process.removeAllListeners('SIGINT');
-    process.removeAllListeners('SIGTERM');
-    process.once('SIGINT', closeOnSignal);
-    process.once('SIGTERM', closeOnSignal);
+    stopOnSignals(app, {
+      graceMs: config.shutdownGraceMs,
+      servesHttp: config.runsHttp,
+      stopDatabase,
+    });
   } catch (error) {
     await stopDatabase();
     throw error;

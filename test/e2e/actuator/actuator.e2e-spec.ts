@@ -247,6 +247,28 @@ describe('actuator and API documentation', () => {
       });
     });
 
+    it('GET /api/docs-json describes message variants on the texts, and sentText as nullable', async () => {
+      const doc = (await docs.http.get('/api/docs-json').expect(200)).body as {
+        components: {
+          schemas: Record<string, { properties: Record<string, Record<string, unknown>> }>;
+        };
+      };
+      const schemas = doc.components.schemas;
+      for (const [schema, field] of [
+        ['CreateCampaignDto', 'message'],
+        ['CreateCampaignDto', 'caption'],
+        ['PollDataDto', 'name'],
+        ['MessageConfigDto', 'message'],
+        ['MessageConfigDto', 'caption'],
+      ]) {
+        expect(schemas[schema].properties[field].description).toContain('{Olá|Oi|Bom dia}');
+      }
+      expect(schemas.CampaignContactResponse.properties.sentText).toMatchObject({
+        type: 'string',
+        nullable: true,
+      });
+    });
+
     it('GET /api/docs serves the browsable HTML page, with the rate-limit headers every response carries', async () => {
       const response = await docs.http.get('/api/docs').expect(200);
       expect(response.headers['content-type']).toMatch(/text\/html/);

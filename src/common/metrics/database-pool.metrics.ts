@@ -1,0 +1,31 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { Metrics, PoolStats } from './metrics';
+
+/** Reports the application's PostgreSQL pool (TypeORM's pg Pool) at each scrape. */
+@Injectable()
+export class DatabasePoolMetrics implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly metrics: Metrics,
+  ) {}
+
+  onModuleInit(): void {
+    this.metrics.reportDatabasePool(() => poolStatsOf(this.dataSource));
+  }
+}
+
+function poolStatsOf(dataSource: DataSource): PoolStats | null {
+  // TypeORM's PostgresDriver keeps its pg Pool as `master` (no replication configured).
+  const pool = (dataSource.driver as { master?: Pool }).master;
+  if (!dataSource.isInitialized || !pool) {
+    return null;
+  }
+  return {
+    total: pool.totalCount,
+    idle: pool.idleCount,
+    waiting: pool.waitingCount,
+    max: pool.options.max ?? 10,
+  };
+}
