@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './src/database/data-source-options';
+import { ENTITIES } from './src/entity-catalog';
 
 /** The TypeORM CLI's data source (migration:generate, migration:run). Needs DATABASE_URL. */
 const url = process.env.DATABASE_URL;
@@ -7,4 +8,4 @@ if (!url) {
   throw new Error('Set DATABASE_URL to run the TypeORM CLI');
 }
 
-export default new DataSource(dataSourceOptions(url));
+export default new DataSource(dataSourceOptions(url, { entities: ENTITIES }));

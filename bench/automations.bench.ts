@@ -1,15 +1,13 @@
 import { performance } from 'node:perf_hooks';
+import { campaignContactsInsertSql } from '../src/modules/campaigns/infrastructure/campaigns.repository';
+import type { SelectionCounts } from '../src/modules/automations/application/ports/recipient-selection';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source-options';
-import {
-  selectRecipients,
-  type SelectionCounts,
-} from '../src/modules/automations/infrastructure/automation-selection';
-import {
-  monthDayIndexName,
-  RecordIndexesRepository,
-} from '../src/modules/user-databases/infrastructure/record-indexes.repository';
+import { ENTITIES } from '../src/entity-catalog';
+import { selectRecipients } from '../src/modules/automations/infrastructure/automation-selection';
+import { PgRecordIndexesRepository } from '../src/modules/user-databases/infrastructure/record-indexes.repository';
+import { monthDayIndexName } from '../src/modules/user-databases/infrastructure/record-indexes.repository';
 import { registerBenchCompany } from './support/api';
 import { defineBenchmark, type ResultRow } from './support/benchmark';
 
@@ -91,7 +89,9 @@ export default defineBenchmark({
     );
     await sql.query('ANALYZE');
 
-    const dataSource = new DataSource(dataSourceOptions(database.url, { poolSize: 2 }));
+    const dataSource = new DataSource(
+      dataSourceOptions(database.url, { poolSize: 2, entities: ENTITIES }),
+    );
     await dataSource.initialize();
     context.onCleanup(() => dataSource.destroy());
     const today = new Date().toISOString().slice(0, 10);
@@ -123,6 +123,7 @@ export default defineBenchmark({
             dedupStrategy: 'ONCE',
             dedupCooldownDays: null,
             sendLimit: null,
+            contactsInsertSql: campaignContactsInsertSql,
           });
           timings.push(performance.now() - started);
         } finally {
@@ -140,7 +141,10 @@ export default defineBenchmark({
     const indexName = monthDayIndexName(big, BIRTH_DATE_POSITION);
     const buildStarted = performance.now();
     await dataSource.transaction((manager) =>
-      new RecordIndexesRepository(dataSource, service.config).requestMonthDayIndexes(manager, big),
+      new PgRecordIndexesRepository(dataSource, service.config).requestMonthDayIndexes(
+        manager,
+        big,
+      ),
     );
     context.log(`waiting for ${indexName}`);
     await waitForIndex(sql, indexName);

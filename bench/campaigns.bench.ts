@@ -174,6 +174,12 @@ async function dispatch(
   perCampaign: number,
 ): Promise<DispatchResult> {
   const total = campaigns * perCampaign;
+  // One instance per campaign: an instance sends one message at a time (its pacing), so
+  // campaigns sharing one would measure the pace of one number, not the engine.
+  const instanceOf = (c: number): string => `${gateway.gatewayInstance}-${campaigns}-${c}`;
+  for (let c = 0; c < campaigns; c += 1) {
+    fake.addInstance(instanceOf(c), { apiKey: gateway.gatewayApiKey, state: 'open' });
+  }
   const before = fake.sent.length;
   const offset = 2_000_000 + before;
   await Promise.all(
@@ -184,6 +190,7 @@ async function dispatch(
         body: JSON.stringify({
           name: `Envio ${c}`,
           ...gateway,
+          gatewayInstance: instanceOf(c),
           message: 'Olá {PrimeiroNome}!',
           intervalMinSeconds: 0,
           intervalMaxSeconds: 0,

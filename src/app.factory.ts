@@ -1,16 +1,17 @@
 import { INestApplication, Logger, NestMiddleware } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { buildInfo } from './common/build-info';
 import { createRootLogger } from './common/logging/logger-options';
 import { mapError, sendError } from './common/http/all-exceptions.filter';
+import { buildOpenApiDocument } from './common/http/openapi-document';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware';
 import { requestIdOf } from './common/http/request-state';
 import { requestLogMiddleware } from './common/logging/request-log.middleware';
+import { Metrics } from './common/metrics/metrics';
 import { RateLimitMiddleware } from './common/rate-limit/rate-limit.middleware';
 import { AppConfig } from './config/app-config.service';
 
@@ -35,7 +36,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   // middleware's own work on a cached authenticated GET.
   app.use(
     httpPipeline(
-      requestLogMiddleware(rootLogger),
+      requestLogMiddleware(rootLogger, app.get(Metrics)),
       app.get(RateLimitMiddleware),
       app.get(JsonBodyMiddleware),
     ),
@@ -69,28 +70,7 @@ function httpPipeline(...stages: Stage[]): RequestHandler {
 }
 
 function setUpOpenApi(app: INestApplication): void {
-  const info = buildInfo();
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Serviço de campanhas de mensagens')
-      .setDescription(
-        'API multiempresa para campanhas de WhatsApp via Evolution API. Autentique com o cabeçalho ' +
-          'X-Access-Token; rotas de administração usam ACCESS_TOKEN: Bearer <ADMIN_PASSWORD>. ' +
-          'Erros: {timestamp, status, error, message, path}, mensagens em português.',
-      )
-      .setVersion(info.version)
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Access-Token' }, 'accessToken')
-      .addApiKey(
-        {
-          type: 'apiKey',
-          in: 'header',
-          name: 'ACCESS_TOKEN',
-          description: 'Bearer <ADMIN_PASSWORD>',
-        },
-        'admin',
-      )
-      .build(),
-  );
-  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
+  SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'api/docs-json',
+  });
 }

@@ -3,24 +3,26 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
-import { AccessTokenGuard } from './common/auth/access-token.guard';
+import { AccessTokenGuard } from './modules/auth/api/guards/access-token.guard';
 import { CoreModule } from './common/core.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware';
 import { createValidationPipe } from './common/http/validation';
 import type { Logger as PinoLogger } from 'pino';
 import { loggerOptions } from './common/logging/logger-options';
+import { SessionModule } from './common/session/session.module';
 import { RateLimitModule } from './common/rate-limit/rate-limit.module';
 import { WorkModule } from './common/work/work.module';
 import { AppConfig } from './config/app-config.service';
 import { dataSourceOptions } from './database/data-source-options';
+import { ENTITIES } from './entity-catalog';
 import { ActuatorModule } from './modules/actuator/actuator.module';
 import { AutomationsModule } from './modules/automations/automations.module';
-import { BlocklistModule } from './modules/blocklist/blocklist.module';
+import { BlockedContactsModule } from './modules/blocked-contacts/blocked-contacts.module';
+import { ImportsModule } from './modules/imports/imports.module';
 import { GatewayEventsModule } from './modules/gateway-events/gateway-events.module';
-import { RetentionModule } from './modules/retention/retention.module';
 import { CampaignsModule } from './modules/campaigns/campaigns.module';
-import { CompaniesModule } from './modules/companies/companies.module';
+import { AuthModule } from './modules/auth/auth.module';
 import { GatewayModule } from './modules/gateway/gateway.module';
 import { MediaModule } from './modules/media/media.module';
 import { NoticesModule } from './modules/notices/notices.module';
@@ -43,21 +45,25 @@ export class AppModule {
         CoreModule.forRoot(config),
         LoggerModule.forRoot(loggerOptions(rootLogger)),
         TypeOrmModule.forRoot(
-          dataSourceOptions(databaseUrl, { statementTimeoutMs: config.statementTimeoutMs }),
+          dataSourceOptions(databaseUrl, {
+            statementTimeoutMs: config.statementTimeoutMs,
+            entities: ENTITIES,
+          }),
         ),
         ScheduleModule.forRoot(),
+        SessionModule.boundBy(AuthModule),
         RateLimitModule,
-        CompaniesModule,
+        AuthModule,
         GatewayModule,
-        BlocklistModule,
+        BlockedContactsModule,
         WorkModule,
         OutboxModule,
         NoticesModule,
         UserDatabasesModule,
+        ImportsModule,
         CampaignsModule,
         AutomationsModule,
         GatewayEventsModule,
-        RetentionModule,
         ActuatorModule,
         MediaModule,
         WebhooksModule,

@@ -1,12 +1,22 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { SecretBox } from './crypto/secret-box';
+import { OutboundHttpClient } from './outbound/outbound-http.client';
+import { OutboundTargetGuard } from './outbound/outbound-target.guard';
 import { AppConfig } from '../config/app-config.service';
 import { HealthRegistry } from './health/health-registry';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
+import { idempotencyKeysRetention } from './idempotency/idempotency-keys.retention';
+import { RetentionJobs } from './retention/retention-jobs';
+import { RetentionPolicies } from './retention/retention-policies';
+import { DatabasePoolMetrics } from './metrics/database-pool.metrics';
+import { Metrics } from './metrics/metrics';
 import { Clock, SystemClock } from './time/clock';
 
 /**
- * Process-wide services every module may inject: configuration, clock, health registry, and
- * the idempotency keys of the creating routes.
+ * Process-wide services every module may inject: configuration, clock, health registry, the
+ * idempotency keys of the creating routes, the outbound HTTP client (with its target check),
+ * the secret box, the metrics registry, and the retention jobs that run the policies the
+ * modules declare.
  */
 @Global()
 @Module({})
@@ -19,8 +29,26 @@ export class CoreModule {
         { provide: Clock, useClass: SystemClock },
         HealthRegistry,
         IdempotencyRepository,
+        OutboundTargetGuard,
+        OutboundHttpClient,
+        SecretBox,
+        RetentionPolicies,
+        RetentionJobs,
+        idempotencyKeysRetention,
+        Metrics,
+        DatabasePoolMetrics,
       ],
-      exports: [AppConfig, Clock, HealthRegistry, IdempotencyRepository],
+      exports: [
+        AppConfig,
+        Clock,
+        HealthRegistry,
+        IdempotencyRepository,
+        OutboundTargetGuard,
+        OutboundHttpClient,
+        SecretBox,
+        RetentionPolicies,
+        Metrics,
+      ],
     };
   }
 }

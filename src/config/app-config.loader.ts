@@ -88,5 +88,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultDatabaseLimit: vars.DEFAULT_DATABASE_LIMIT,
     outboundDenyPrivate: vars.OUTBOUND_DENY_PRIVATE,
     logLevel: vars.LOG_LEVEL,
+    shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
+    metricsToken: vars.METRICS_TOKEN,
   });
 }

@@ -1,5 +1,4 @@
 import type { Role, TrustProxy } from './app-config';
-import type { RetentionDays } from '../modules/retention/domain/retention-policies';
 
 export interface S3Settings {
   bucket: string;
@@ -44,6 +43,9 @@ export interface AppConfigValues {
   defaultDatabaseLimit: number;
   outboundDenyPrivate: boolean;
   logLevel: string;
+  shutdownGraceMs: number;
+  /** Bearer token GET /actuator/prometheus requires; undefined: the route is public. */
+  metricsToken?: string;
 }
 
 /** Typed, validated configuration; also its own DI token. */
@@ -80,6 +82,8 @@ export class AppConfig implements AppConfigValues {
   readonly defaultDatabaseLimit!: number;
   readonly outboundDenyPrivate!: boolean;
   readonly logLevel!: string;
+  readonly shutdownGraceMs!: number;
+  readonly metricsToken?: string;
 
   constructor(values: AppConfigValues) {
     Object.assign(this, values);
@@ -92,4 +96,14 @@ export class AppConfig implements AppConfigValues {
   get runsWorkers(): boolean {
     return this.role !== 'api';
   }
+}
+
+/** How many days finished rows of each growing table are kept (RETENTION_*_DAYS). */
+export interface RetentionDays {
+  webhookDeliveries: number;
+  outboxEvents: number;
+  notices: number;
+  automationRuns: number;
+  loginFailures: number;
+  importJobs: number;
 }

@@ -31,6 +31,7 @@ describe('validateEnvironment', () => {
       DISPATCH_LEASE_SECONDS: 120,
       WEBHOOK_RETRY_SCHEDULE_MS: DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
       WEBHOOK_TIMEOUT_MS: 10_000,
+      SHUTDOWN_GRACE_MS: 25_000,
     });
     expect(vars.DATABASE_URL).toBeUndefined();
     expect(vars.ADMIN_PASSWORD).toBeUndefined();
@@ -116,6 +117,8 @@ describe('validateEnvironment', () => {
     ['WEBHOOK_TIMEOUT_MS', '50'],
     ['WEBHOOK_TIMEOUT_MS', '60001'],
     ['WEBHOOK_TIMEOUT_MS', '1.5'],
+    ['SHUTDOWN_GRACE_MS', '50'],
+    ['SHUTDOWN_GRACE_MS', '25s'],
   ])('refuses %s=%j with an InvalidConfigurationError naming the variable', (name, value) => {
     let thrown: unknown;
     try {
@@ -178,6 +181,7 @@ describe('loadAppConfig', () => {
       statementTimeoutMs: 30_000,
       workerStatementTimeoutMs: 600_000,
       gatewaySyncMaxRows: 200_000,
+      shutdownGraceMs: 25_000,
       retentionDays: {
         webhookDeliveries: 30,
         outboxEvents: 7,

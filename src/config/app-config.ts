@@ -187,6 +187,16 @@ export class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_AUTOMATION_RUNS_DAYS = 90;
   @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_LOGIN_FAILURES_DAYS = 1;
   @Transform(toInt) @IsInt() @Min(1) @Max(3650) RETENTION_IMPORT_JOBS_DAYS = 30;
+  /**
+   * How long a stop (SIGTERM, SIGINT) may take to finish the work in hand: under the 30 s
+   * Kubernetes and Docker give before SIGKILL, so the process exits on its own terms.
+   */
+  @Transform(toInt) @IsInt() @Min(100) @Max(3_600_000) SHUTDOWN_GRACE_MS = 25_000;
+  /**
+   * When set, GET /actuator/prometheus answers only `Authorization: Bearer <METRICS_TOKEN>`;
+   * unset, it is public like the rest of /actuator.
+   */
+  @Transform(emptyToUndefined) @IsOptional() @IsString() @MinLength(16) METRICS_TOKEN?: string;
 }
 
 /** TRUST_PROXY as Express's "trust proxy" setting: false, a hop count, or proxy addresses. */
@@ -262,6 +272,8 @@ export const ENVIRONMENT_VARIABLE_NAMES: readonly (keyof EnvironmentVariables)[]
   'RETENTION_AUTOMATION_RUNS_DAYS',
   'RETENTION_LOGIN_FAILURES_DAYS',
   'RETENTION_IMPORT_JOBS_DAYS',
+  'SHUTDOWN_GRACE_MS',
+  'METRICS_TOKEN',
 ];
 
 export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariables {

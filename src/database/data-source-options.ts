@@ -1,16 +1,24 @@
 import type { DataSourceOptions } from 'typeorm';
 import { TypeOrmJsonLogger } from '../common/logging/typeorm-logger';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
+/**
+ * The TypeORM options of every data source. The entities come from the caller (the
+ * application's and the CLI's pass ENTITIES of src/entity-catalog.ts), so the database layer
+ * of the shared kernel knows no feature module; migrations need none.
+ */
 export function dataSourceOptions(
   url: string,
-  overrides: { poolSize?: number; statementTimeoutMs?: number } = {},
+  overrides: {
+    poolSize?: number;
+    statementTimeoutMs?: number;
+    entities?: DataSourceOptions['entities'];
+  } = {},
 ): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities: overrides.entities ?? [],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,

@@ -1,13 +1,17 @@
 import { INestApplication, Logger } from '@nestjs/common';
+import type { Server } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Document } from 'openapi-backend';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
 import { loadAppConfig } from '../../src/config/app-config.loader';
 import type { AppConfig } from '../../src/config/app-config.service';
 import { runMigrations } from '../../src/database/migrate';
+import { buildOpenApiDocument } from '../../src/common/http/openapi-document';
+import { ResponseRecorder } from './response-conformance';
 
 export const ADMIN_PASSWORD = 'test-admin-password-0123';
 export const ADMIN_HEADER = { ACCESS_TOKEN: `Bearer ${ADMIN_PASSWORD}` };
@@ -62,12 +66,18 @@ export async function startAppOn(
   Logger.overrideLogger(false);
   await runMigrations(databaseUrl);
   const app = await createApp(config, databaseUrl);
+  const server = app.getHttpServer() as Server;
+  const recorder = new ResponseRecorder(server);
   await app.listen(options.port ?? 0, '127.0.0.1');
   const baseUrl = await app.getUrl();
+  const http = request(server);
+  // The document /api/docs-json serves, built as it builds it: fetching it would spend a
+  // request of the per-IP budget that the rate-limit specs count.
+  await recorder.loadDescription(buildOpenApiDocument(app) as Document);
   return {
     app,
     config,
-    http: request(app.getHttpServer()),
+    http,
     baseUrl: baseUrl.replace('[::1]', '127.0.0.1'),
     close: () => app.close(),
   };

@@ -15,12 +15,18 @@ process.once('exit', () => {
   }
 });
 
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface WorkerProcess {
   child: ChildProcess;
   output: () => string;
   /** SIGKILL: no shutdown hook runs, as in a crash. */
   kill9(): Promise<void>;
-  stop(): Promise<void>;
+  /** Sends `signal` (SIGTERM by default) unless the process already ended; answers how it ended. */
+  stop(signal?: NodeJS.Signals): Promise<ProcessExit>;
 }
 
 /**
@@ -51,7 +57,9 @@ export async function startWorkerProcess(
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<ProcessExit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`worker did not start in ${timeoutMs} ms:\n${output}`)),
@@ -77,11 +85,11 @@ export async function startWorkerProcess(
       child.kill('SIGKILL');
       await exited;
     },
-    stop: async () => {
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await exited;
+        child.kill(signal);
       }
+      return exited;
     },
   };
 }

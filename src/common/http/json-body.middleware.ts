@@ -1,7 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppConfig } from '../../config/app-config.service';
-import { resolveRequestSession, SessionLookup } from '../auth/company-session';
+import { resolveRequestSession, SessionLookup } from '../session/company-session';
 import { secretsEqual } from '../crypto/hashing';
 import { UnauthorizedError } from '../errors/domain-error';
 import { assertSafeText } from './text-hygiene';

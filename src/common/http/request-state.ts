@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { CompanySession } from '../auth/company-session';
 
 /**
- * What the HTTP pipeline learns about a request (its id, its company session), kept beside
+ * What the HTTP pipeline learns about a request (its id; the session's are in company-session.ts), kept beside
  * the request rather than as new properties on it: Express's request objects already carry
  * many properties, and adding more to each one cost microseconds per request in V8, against
  * a fraction of that for one WeakMap entry of a fixed shape.
@@ -10,10 +9,6 @@ import type { CompanySession } from '../auth/company-session';
 export interface RequestState {
   /** X-Request-Id, given by RequestLogMiddleware. */
   id: string | undefined;
-  /** The access token's lookup, started once and shared by the rate limit and the guard. */
-  sessionLookup: Promise<CompanySession | null> | undefined;
-  /** Set by the access-token guard once the session passed it. */
-  authenticated: CompanySession | undefined;
 }
 
 const states = new WeakMap<IncomingMessage, RequestState>();
@@ -21,7 +16,7 @@ const states = new WeakMap<IncomingMessage, RequestState>();
 export function requestStateOf(request: IncomingMessage): RequestState {
   let state = states.get(request);
   if (!state) {
-    state = { id: undefined, sessionLookup: undefined, authenticated: undefined };
+    state = { id: undefined };
     states.set(request, state);
   }
   return state;

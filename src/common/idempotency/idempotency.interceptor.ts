@@ -12,7 +12,8 @@ import { ApiHeader } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
-import { authenticatedSessionOf } from '../auth/company-session';
+import { authenticatedSessionOf } from '../session/company-session';
+import { ApiErrors } from '../http/api-errors.decorator';
 import { DomainError, ValidationFailedError } from '../errors/domain-error';
 import { IdempotencyRepository } from './idempotency.repository';
 
@@ -39,6 +40,7 @@ export function Idempotent(fingerprint: Fingerprint = 'json'): MethodDecorator {
       description:
         'Repetir a mesma chave com o mesmo pedido em até 24 h devolve a primeira resposta sem criar nada de novo; com outro pedido, 422; enquanto o primeiro ainda roda, 409',
     }),
+    ApiErrors(409, 422),
   );
 }
 

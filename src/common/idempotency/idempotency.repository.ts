@@ -1,5 +1,16 @@
+import { TransitionTable } from '../state/transition-table';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+
+/**
+ * A key is born IN_PROGRESS with its first request and becomes DONE with the stored answer;
+ * one that never completes is deleted (or, abandoned, taken over after a while).
+ */
+const IDEMPOTENCY_KEY_LIFECYCLE = new TransitionTable<'IN_PROGRESS' | 'DONE', 'complete'>(
+  'IDEMPOTENCY_KEY',
+  { complete: { IN_PROGRESS: 'DONE' } },
+);
+const KEY_MOVE = { complete: IDEMPOTENCY_KEY_LIFECYCLE.sql('complete') };
 import { queryRows } from '../../database/query-rows';
 
 /** How long a key remembers its response. */
@@ -30,7 +41,7 @@ export class IdempotencyRepository {
     const claimed = await queryRows<{ key: string }>(
       this.dataSource,
       `INSERT INTO idempotency_keys (company_id, idempotency_key, fingerprint, status)
-       VALUES ($1, $2, $3, 'IN_PROGRESS')
+       VALUES ($1, $2, $3, ${KEY_MOVE.complete.from})
        ON CONFLICT (company_id, idempotency_key) DO NOTHING
        RETURNING idempotency_key AS key`,
       [companyId, key, fingerprint],
@@ -57,16 +68,16 @@ export class IdempotencyRepository {
     if (existing.fingerprint !== fingerprint) {
       return { outcome: 'mismatch' };
     }
-    return existing.status === 'DONE'
+    return existing.status === IDEMPOTENCY_KEY_LIFECYCLE.target('complete')
       ? { outcome: 'replay', status: existing.responseStatus ?? 200, body: existing.responseBody }
       : { outcome: 'in_progress' };
   }
 
   async complete(companyId: number, key: string, status: number, body: unknown): Promise<void> {
     await this.dataSource.query(
-      `UPDATE idempotency_keys SET status = 'DONE', response_status = $3, response_body = $4::jsonb,
+      `UPDATE idempotency_keys SET status = ${KEY_MOVE.complete.to}, response_status = $3, response_body = $4::jsonb,
               completed_at = now()
-        WHERE company_id = $1 AND idempotency_key = $2`,
+        WHERE company_id = $1 AND idempotency_key = $2 AND status IN (${KEY_MOVE.complete.from})`,
       [companyId, key, status, JSON.stringify(body ?? null)],
     );
   }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger as PinoLogger, Level } from 'pino';
 import { requestStateOf } from '../http/request-state';
+import { methodLabel, routeLabel } from '../metrics/metric-labels';
+import type { Metrics } from '../metrics/metrics';
 
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,100}$/;
 /** Health probes run every few seconds; a line each would drown the rest. */
@@ -10,9 +12,11 @@ const UNLOGGED_PATHS = /^\/actuator\/health(\/|$|\?)/;
 /**
  * Gives every request an id (echoed in X-Request-Id) and logs one line when it ends, with
  * method, path (never the query string) and status — never headers or bodies, so tokens and
- * passwords cannot reach the log from here.
+ * passwords cannot reach the log from here. With `metrics`, the same listener records the
+ * request's duration by route template (the one per-request hook of the metrics: no
+ * interceptor, no second listener).
  */
-export function requestLogMiddleware(logger: PinoLogger) {
+export function requestLogMiddleware(logger: PinoLogger, metrics?: Metrics) {
   const logs = logger.isLevelEnabled('error');
   return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
     const sent = request.headers['x-request-id'];
@@ -20,10 +24,21 @@ export function requestLogMiddleware(logger: PinoLogger) {
     requestStateOf(request).id = id;
     response.setHeader('X-Request-Id', id);
     const url = request.url ?? '';
-    if (logs && !UNLOGGED_PATHS.test(url)) {
+    const logged = logs && !UNLOGGED_PATHS.test(url);
+    if (logged || metrics) {
       const startedAt = performance.now();
       response.once('close', () => {
         const statusCode = response.statusCode;
+        const elapsedMs = performance.now() - startedAt;
+        metrics?.observeHttpRequest(
+          methodLabel(request.method),
+          routeLabel(request),
+          statusCode,
+          elapsedMs / 1000,
+        );
+        if (!logged) {
+          return;
+        }
         const level = levelOf(response.writableFinished, statusCode);
         if (logger.isLevelEnabled(level)) {
           logger[level](
@@ -35,7 +50,7 @@ export function requestLogMiddleware(logger: PinoLogger) {
                 ip: clientAddressOf(request),
               },
               res: { statusCode },
-              responseTime: Math.round(performance.now() - startedAt),
+              responseTime: Math.round(elapsedMs),
             },
             response.writableFinished ? 'request completed' : 'request aborted',
           );

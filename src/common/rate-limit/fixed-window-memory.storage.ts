@@ -1,5 +1,4 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 
 interface Window {
   hits: number;
@@ -62,3 +61,6 @@ export class FixedWindowMemoryStorage implements ThrottlerStorage {
     }
   }
 }
+
+/** What a storage answers for one hit (the package exports the type only from its dist/ tree). */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;

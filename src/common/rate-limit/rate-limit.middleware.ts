@@ -1,7 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { AppConfig } from '../../config/app-config.service';
-import { CompanySession, resolveRequestSession, SessionLookup } from '../auth/company-session';
+import { CompanySession, resolveRequestSession, SessionLookup } from '../session/company-session';
 import { RateLimitedError } from '../errors/domain-error';
 import { clientIpOf } from '../http/client-ip';
 import { RateLimiter, RateWindow, WindowOutcome } from './rate-limiter';

@@ -10,6 +10,8 @@ import { RecordSystemContactsInBatches1763830000000 } from './1763830000000-Reco
 import { TrustworthySendOutcomes1763840000000 } from './1763840000000-TrustworthySendOutcomes';
 import { GatewayEvents1763850000000 } from './1763850000000-GatewayEvents';
 import { IdempotencyKeys1763860000000 } from './1763860000000-IdempotencyKeys';
+import { RecordSentText1763870000000 } from './1763870000000-RecordSentText';
+import { KeepNumbersSafe1763880000000 } from './1763880000000-KeepNumbersSafe';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -25,4 +27,6 @@ export const MIGRATIONS = [
   TrustworthySendOutcomes1763840000000,
   GatewayEvents1763850000000,
   IdempotencyKeys1763860000000,
+  RecordSentText1763870000000,
+  KeepNumbersSafe1763880000000,
 ];

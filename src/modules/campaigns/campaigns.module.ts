@@ -1,3 +1,8 @@
+import { UserDatabasesModule } from '../user-databases/user-databases.module';
+import { OutboxModule } from '../outbox/outbox.module';
+import { NoticesModule } from '../notices/notices.module';
+import { GatewayModule } from '../gateway/gateway.module';
+import { AuthModule } from '../auth/auth.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsController } from './api/campaigns.controller';
@@ -6,6 +11,7 @@ import { CampaignGatewayTargets } from './application/campaign-gateway-targets';
 import { CampaignGatewayUsage } from './application/campaign-gateway-usage';
 import { CampaignDeliveryEvents } from './application/campaign-delivery-events';
 import { CampaignLifecycle } from './application/campaign-lifecycle';
+import { CampaignRuns } from './application/campaign-runs.service';
 import { CampaignMediaCheck } from './application/campaign-media.check';
 import { CampaignsService } from './application/campaigns.service';
 import { ContactVariablesProvider } from './application/contact-variables.provider';
@@ -14,37 +20,51 @@ import { GatewayMediaPreparer } from './application/gateway-media.preparer';
 import { SendReconciler } from './application/send-reconciler';
 import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
-import { CampaignsRepository } from './infrastructure/campaigns.repository';
-import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
-import { DispatchRepository } from './infrastructure/dispatch.repository';
-import { ReconciliationRepository } from './infrastructure/reconciliation.repository';
+import { CampaignsRepository } from './application/ports/campaigns.repository';
+import { PgCampaignsRepository } from './infrastructure/campaigns.repository';
+import { DeliveryReceiptsRepository } from './application/ports/delivery-receipts.repository';
+import { PgDeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
+import { DispatchRepository } from './application/ports/dispatch.repository';
+import { PgDispatchRepository } from './infrastructure/dispatch.repository';
+import { ReconciliationRepository } from './application/ports/reconciliation.repository';
+import { PgReconciliationRepository } from './infrastructure/reconciliation.repository';
 import { MediaModule } from '../media/media.module';
 import { UserDatabaseContactVariables } from '../user-databases/application/user-database-contact-variables';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Campaign]), MediaModule],
+  imports: [
+    TypeOrmModule.forFeature([Campaign]),
+    AuthModule,
+    GatewayModule,
+    MediaModule,
+    NoticesModule,
+    OutboxModule,
+    UserDatabasesModule,
+  ],
   controllers: [CampaignsController],
   providers: [
     CampaignsService,
-    CampaignsRepository,
-    DispatchRepository,
+    { provide: CampaignsRepository, useClass: PgCampaignsRepository },
+    { provide: DispatchRepository, useClass: PgDispatchRepository },
     CampaignDispatcher,
     GatewayMediaPreparer,
     CampaignMediaCheck,
     CampaignDeliveryEvents,
-    DeliveryReceiptsRepository,
+    { provide: DeliveryReceiptsRepository, useClass: PgDeliveryReceiptsRepository },
     DispatchWorker,
     SystemContactsFeed,
     SendReconciler,
-    ReconciliationRepository,
+    { provide: ReconciliationRepository, useClass: PgReconciliationRepository },
     CampaignGatewayTargets,
     CampaignGatewayUsage,
     CampaignLifecycle,
+    CampaignRuns,
     { provide: ContactVariablesProvider, useExisting: UserDatabaseContactVariables },
   ],
   exports: [
     DispatchWorker,
     CampaignLifecycle,
+    CampaignRuns,
     CampaignMediaCheck,
     GatewayMediaPreparer,
     CampaignDeliveryEvents,

@@ -1,10 +1,15 @@
+import { OutboxModule } from '../outbox/outbox.module';
+import { NoticesModule } from '../notices/notices.module';
+import { GatewayModule } from '../gateway/gateway.module';
+import { AuthModule } from '../auth/auth.module';
 import { Module } from '@nestjs/common';
-import { BlocklistModule } from '../blocklist/blocklist.module';
+import { BlockedContactsModule } from '../blocked-contacts/blocked-contacts.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { GatewayEventsController } from './api/gateway-events.controller';
 import { GatewayEventIntake } from './application/gateway-event-intake';
 import { GatewayEventProcessor } from './application/gateway-event-processor';
-import { GatewayEventsRepository } from './infrastructure/gateway-events.repository';
+import { GatewayEventsRepository } from './application/ports/gateway-events.repository';
+import { PgGatewayEventsRepository } from './infrastructure/gateway-events.repository';
 
 /**
  * Hearing back from WhatsApp: the gateway's events (receipts, replies, connection changes)
@@ -12,8 +17,19 @@ import { GatewayEventsRepository } from './infrastructure/gateway-events.reposit
  * list and the gateway configuration.
  */
 @Module({
-  imports: [CampaignsModule, BlocklistModule],
+  imports: [
+    AuthModule,
+    BlockedContactsModule,
+    CampaignsModule,
+    GatewayModule,
+    NoticesModule,
+    OutboxModule,
+  ],
   controllers: [GatewayEventsController],
-  providers: [GatewayEventsRepository, GatewayEventIntake, GatewayEventProcessor],
+  providers: [
+    { provide: GatewayEventsRepository, useClass: PgGatewayEventsRepository },
+    GatewayEventIntake,
+    GatewayEventProcessor,
+  ],
 })
 export class GatewayEventsModule {}

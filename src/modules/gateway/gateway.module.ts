@@ -1,8 +1,5 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { SecretBox } from '../../common/crypto/secret-box';
-import { OutboundHttpClient } from '../../common/outbound/outbound-http.client';
-import { OutboundTargetGuard } from '../../common/outbound/outbound-target.guard';
 import { GatewayConfigsController } from './api/gateway-configs.controller';
 import { DeliveryTrackingRegistrar } from './application/delivery-tracking.registrar';
 import { GatewayConfigUsageRegistry } from './application/gateway-config-usage.registry';
@@ -10,34 +7,26 @@ import { GatewayConfigsService } from './application/gateway-configs.service';
 import { GatewayConfig } from './domain/gateway-config.entity';
 import { MessagingGateway } from './domain/messaging-gateway';
 import { EvolutionApiGateway } from './infrastructure/evolution-api.gateway';
-import { GatewayConfigsRepository } from './infrastructure/gateway-configs.repository';
+import { GatewayConfigsRepository } from './application/ports/gateway-configs.repository';
+import { PgGatewayConfigsRepository } from './infrastructure/gateway-configs.repository';
+import { InstancePacing } from './application/ports/instance-pacing';
+import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
 
 /**
- * Global: campaigns, automations, gateway sync, media and webhooks all send through what
- * this module provides (the gateway port, saved configurations, the outbound client, the
- * secret box) and register their usage checkers here.
+ * Gateway configurations and the gateway port: campaigns, automations, notices, gateway sync
+ * and gateway events send through what it exports, and register their usage checkers here.
  */
-@Global()
 @Module({
   imports: [TypeOrmModule.forFeature([GatewayConfig])],
   controllers: [GatewayConfigsController],
   providers: [
-    OutboundTargetGuard,
-    OutboundHttpClient,
-    SecretBox,
     { provide: MessagingGateway, useClass: EvolutionApiGateway },
-    GatewayConfigsRepository,
+    { provide: GatewayConfigsRepository, useClass: PgGatewayConfigsRepository },
+    { provide: InstancePacing, useClass: PgInstancePacing },
     GatewayConfigsService,
     GatewayConfigUsageRegistry,
     DeliveryTrackingRegistrar,
   ],
-  exports: [
-    MessagingGateway,
-    GatewayConfigsService,
-    GatewayConfigUsageRegistry,
-    OutboundHttpClient,
-    OutboundTargetGuard,
-    SecretBox,
-  ],
+  exports: [MessagingGateway, GatewayConfigsService, GatewayConfigUsageRegistry, InstancePacing],
 })
 export class GatewayModule {}

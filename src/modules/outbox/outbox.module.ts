@@ -1,6 +1,10 @@
-import { Global, Module } from '@nestjs/common';
-import { OutboxWriter } from './infrastructure/outbox.writer';
+import { Module } from '@nestjs/common';
+import { OutboxWriter } from './application/ports/outbox.writer';
+import { PgOutboxWriter } from './infrastructure/outbox.writer';
+import { outboxEventsRetention } from './infrastructure/outbox-events.retention';
 
-@Global()
-@Module({ providers: [OutboxWriter], exports: [OutboxWriter] })
+@Module({
+  providers: [{ provide: OutboxWriter, useClass: PgOutboxWriter }, outboxEventsRetention],
+  exports: [OutboxWriter],
+})
 export class OutboxModule {}

@@ -1,59 +1,65 @@
-import { Global, Module } from '@nestjs/common';
+import { GatewayModule } from '../gateway/gateway.module';
+import { AuthModule } from '../auth/auth.module';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ContactImportsController } from './api/contact-imports.controller';
 import { MultipartFormReceiver } from './api/multipart-form.receiver';
 import { UserDatabaseRecordsController } from './api/user-database-records.controller';
 import { UserDatabasesController } from './api/user-databases.controller';
-import { ContactImportsService } from './application/contact-imports.service';
 import { FileImportsService } from './application/file-imports.service';
 import { GatewaySyncService } from './application/gateway-sync.service';
-import { ImportJobWorker } from './application/import-job-worker';
 import { LargeDatabaseIndexing } from './application/large-database-indexing';
+import { PushImports } from './application/push-imports.service';
 import { RecordIndexWorker } from './application/record-index-worker';
 import { RecordsService } from './application/records.service';
 import { SystemContactsRecorder } from './application/system-contacts.recorder';
 import { UserDatabaseContactVariables } from './application/user-database-contact-variables';
 import { UserDatabasesService } from './application/user-databases.service';
-import { ImportJob } from './domain/import-job.entity';
 import { UserDatabase } from './domain/user-database.entity';
-import { ImportJobsRepository } from './infrastructure/import-jobs.repository';
-import { RecordIndexesRepository } from './infrastructure/record-indexes.repository';
-import { RecordsRepository } from './infrastructure/records.repository';
-import { SystemContactsRepository } from './infrastructure/system-contacts.repository';
-import { UserDatabasesRepository } from './infrastructure/user-databases.repository';
+import { RecordIndexesRepository } from './application/ports/record-indexes.repository';
+import { PgRecordIndexesRepository } from './infrastructure/record-indexes.repository';
+import { RecordsRepository } from './application/ports/records.repository';
+import { PgRecordsRepository } from './infrastructure/records.repository';
+import { SystemContactsRepository } from './application/ports/system-contacts.repository';
+import { PgSystemContactsRepository } from './infrastructure/system-contacts.repository';
+import { UserDatabasesRepository } from './application/ports/user-databases.repository';
+import { RecordBatches } from './application/ports/record-batches';
+import { TabularFiles } from './application/ports/tabular-files';
+import { PgRecordBatches } from './infrastructure/record-batch-writer';
+import { SniffedTabularFiles } from './infrastructure/tabular/open-tabular-file';
+import { PgUserDatabasesRepository } from './infrastructure/user-databases.repository';
 
 /**
- * Contact databases: file uploads, records, push imports (with their job worker), gateway
- * sync and the SYSTEM database. Global, because campaigns (and automations) read records
- * through UserDatabaseContactVariables and record sends through SystemContactsRecorder.
+ * Contact databases: file uploads, records, gateway sync, the SYSTEM database, and the
+ * import of pushed rows (PushImports, for the imports module). Campaigns read records through
+ * UserDatabaseContactVariables and record sends through SystemContactsRecorder.
  */
-@Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([UserDatabase, ImportJob])],
-  controllers: [UserDatabasesController, UserDatabaseRecordsController, ContactImportsController],
+  imports: [TypeOrmModule.forFeature([UserDatabase]), AuthModule, GatewayModule],
+  controllers: [UserDatabasesController, UserDatabaseRecordsController],
   providers: [
     MultipartFormReceiver,
+    { provide: RecordBatches, useClass: PgRecordBatches },
+    { provide: TabularFiles, useClass: SniffedTabularFiles },
     UserDatabasesService,
     FileImportsService,
     RecordsService,
-    ContactImportsService,
+    PushImports,
     GatewaySyncService,
     SystemContactsRecorder,
     UserDatabaseContactVariables,
-    ImportJobWorker,
     RecordIndexWorker,
     LargeDatabaseIndexing,
-    UserDatabasesRepository,
-    RecordsRepository,
-    RecordIndexesRepository,
-    ImportJobsRepository,
-    SystemContactsRepository,
+    { provide: UserDatabasesRepository, useClass: PgUserDatabasesRepository },
+    { provide: RecordsRepository, useClass: PgRecordsRepository },
+    { provide: RecordIndexesRepository, useClass: PgRecordIndexesRepository },
+    { provide: SystemContactsRepository, useClass: PgSystemContactsRepository },
   ],
   exports: [
     SystemContactsRecorder,
     UserDatabaseContactVariables,
     UserDatabasesService,
     RecordsService,
+    PushImports,
   ],
 })
 export class UserDatabasesModule {}

@@ -134,6 +134,41 @@ describe('automations', () => {
     expect((await company.get('/api/campaigns').expect(200)).body).toEqual([]);
   });
 
+  it('draws variants in a run and records each contact’s text as it was sent', async () => {
+    const { company, databaseId, gatewayConfigId, gw } = await setUp();
+    const automation = (
+      await company
+        .post(
+          '/api/automations',
+          birthdayBody(databaseId, gatewayConfigId, {
+            messageConfig: {
+              type: 'TEXT',
+              message: '{Parabéns|Feliz aniversário}, {PrimeiroNome}!',
+            },
+          }),
+        )
+        .expect(201)
+    ).body;
+    const run = await runAndWait(company, automation.id);
+    expect(run).toMatchObject({ status: 'COMPLETED', sent: 2 });
+    const received = fake.sent.filter((s) => s.instance === gw.instance);
+    expect(received).toHaveLength(2);
+    const { rows } = await db().query(
+      `SELECT cc.phone_number, cc.sent_text FROM campaign_contacts cc
+         JOIN campaigns c ON c.id = cc.campaign_id WHERE c.automation_run_id = $1`,
+      [run.id],
+    );
+    expect(rows.map((r) => [r.phone_number, r.sent_text]).sort()).toEqual(
+      received.map((s) => [s.number, s.body.text]).sort(),
+    );
+    for (const [name, s] of [
+      ['Ana', received.find((x) => x.number === '5511987660001')],
+      ['Bruno', received.find((x) => x.number === '5511987660002')],
+    ] as const) {
+      expect([`Parabéns, ${name}!`, `Feliz aniversário, ${name}!`]).toContain(s?.body.text);
+    }
+  });
+
   it.each([
     ['ONCE', {}, 0],
     ['NEVER', { dedupStrategy: 'NEVER' }, 2],
@@ -239,6 +274,66 @@ describe('automations', () => {
       await company.post(`/api/automations/${automation.id}/test-send`, { phoneNumber: '12' }),
       400,
     );
+  });
+
+  it('refuses an update whose message breaks the variants rules, and leaves stored texts alone otherwise', async () => {
+    const { company, databaseId, gatewayConfigId } = await setUp();
+    const automation = (
+      await company.post('/api/automations', birthdayBody(databaseId, gatewayConfigId)).expect(201)
+    ).body;
+    const path = `/api/automations/${automation.id}`;
+    const refused = expectErrorBody(
+      await company.put(path, {
+        messageConfig: { type: 'TEXT', message: '{Oi|Olá {PrimeiroNome}' },
+      }),
+      400,
+      path,
+    );
+    expect(refused).toContain('messageConfig.message=');
+    expect((await company.get(path).expect(200)).body).toEqual(automation);
+
+    // A text stored before variants existed, with a lone brace, still lets other fields change.
+    await db().query(
+      `UPDATE automations SET message_config = jsonb_set(message_config, '{message}', '"Parabéns :-{"')
+        WHERE id = $1`,
+      [automation.id],
+    );
+    const renamed = await company.put(path, { name: 'Aniversários' }).expect(200);
+    expect(renamed.body).toMatchObject({
+      name: 'Aniversários',
+      messageConfig: { type: 'TEXT', message: 'Parabéns :-{' },
+    });
+  });
+
+  it('test-send shows the variants it drew, which are the ones the gateway received', async () => {
+    const { company, databaseId, gatewayConfigId, gw } = await setUp();
+    const automation = (
+      await company
+        .post(
+          '/api/automations',
+          birthdayBody(databaseId, gatewayConfigId, {
+            messageConfig: {
+              type: 'TEXT',
+              message: '{Feliz aniversário|Parabéns|Felicidades}, {PrimeiroNome}!',
+            },
+          }),
+        )
+        .expect(201)
+    ).body;
+    const rendered = new Set<string>();
+    for (let i = 0; i < 12; i += 1) {
+      const phone = `55119999950${String(i).padStart(2, '0')}`;
+      const response = await company
+        .post(`/api/automations/${automation.id}/test-send`, { phoneNumber: phone })
+        .expect(200);
+      expect(['Feliz aniversário, Ana!', 'Parabéns, Ana!', 'Felicidades, Ana!']).toContain(
+        response.body.renderedMessage,
+      );
+      const received = fake.sentTo(phone).filter((s) => s.instance === gw.instance);
+      expect(received.map((s) => s.body.text)).toEqual([response.body.renderedMessage]);
+      rendered.add(response.body.renderedMessage);
+    }
+    expect(rendered.size).toBeGreaterThanOrEqual(2);
   });
 
   it('updates partially, recomputes nextRunAt, and nulls it while inactive', async () => {
@@ -497,6 +592,44 @@ describe('automations', () => {
       ],
       ['POLL without pollData', { messageConfig: { type: 'POLL' } }, 'messageConfig.pollData'],
       ['an unknown message kind', { messageConfig: { type: 'STICKER' } }, 'messageConfig.type'],
+      [
+        'a message with a brace never closed',
+        {
+          messageConfig: { type: 'TEXT', message: '{Feliz aniversário|Parabéns, {PrimeiroNome}!' },
+        },
+        'messageConfig.message',
+      ],
+      [
+        'a message with a group of 21 variants',
+        {
+          messageConfig: {
+            type: 'TEXT',
+            message: `{${Array.from({ length: 21 }, (_v, i) => `v${i}`).join('|')}}`,
+          },
+        },
+        'messageConfig.message',
+      ],
+      [
+        'a caption with empty braces',
+        {
+          messageConfig: {
+            type: 'MEDIA',
+            mediaUrl: 'data:image/png;base64,iVBORw0KGgo=',
+            caption: 'Parabéns {}',
+          },
+        },
+        'messageConfig.caption',
+      ],
+      [
+        'a poll question with groups of variants 4 deep',
+        {
+          messageConfig: {
+            type: 'POLL',
+            pollData: { name: '{a|{b|{c|{d|e}}}}?', options: ['Sim', 'Não'], selectableCount: 1 },
+          },
+        },
+        'messageConfig.pollData.name',
+      ],
       ['COOLDOWN_DAYS without days', { dedupStrategy: 'COOLDOWN_DAYS' }, 'dedupCooldownDays'],
       ['an unknown dedup strategy', { dedupStrategy: 'TWICE' }, 'dedupStrategy'],
       ['sendLimitPerRun 0', { sendLimitPerRun: 0 }, 'sendLimitPerRun'],

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { campaignContactsInsertSql } from '../../../src/modules/campaigns/infrastructure/campaigns.repository';
 import { selectRecipients } from '../../../src/modules/automations/infrastructure/automation-selection';
 import type { AutomationFilter } from '../../../src/modules/automations/domain/automation-rules';
 import { importDatabase } from '../../support/automations';
@@ -151,6 +152,7 @@ describe('birthday selection on DATE columns', () => {
         dedupStrategy: 'ONCE',
         dedupCooldownDays: null,
         sendLimit: null,
+        contactsInsertSql: campaignContactsInsertSql,
       });
       const chosen = (await runner.query(
         `SELECT phone_number FROM campaign_contacts WHERE campaign_id = $1 ORDER BY phone_number`,

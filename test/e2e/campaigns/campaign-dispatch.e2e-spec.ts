@@ -95,6 +95,47 @@ describe('campaign dispatch engine', () => {
     expect(rows[0]).toEqual({ locked_by: null, sent_contacts: 120, failed_contacts: 0 });
   });
 
+  it('draws a variant per contact, sends it, and records it as the contact’s sentText', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const contacts = phones(30, 9_000).map((contact, i) => ({
+      phoneNumber: contact.phoneNumber,
+      name: `Pessoa${i} Souza`,
+    }));
+    // A name with braces and a bar is data, never variants: the draw comes first.
+    contacts.push({ phoneNumber: '5511980009999', name: '{Ana|Bia} Lima' });
+    const c = await createCampaign(
+      company,
+      campaignBody(fake, gw, { message: '{Olá|Oi|Bom dia} {PrimeiroNome}', contacts }),
+    );
+    await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
+
+    const sentHere = (phone: string) =>
+      fake.sentTo(phone).filter((s) => s.instance === gw.instance);
+    const received = fake.sent.filter((s) => s.instance === gw.instance);
+    expect(received).toHaveLength(contacts.length);
+    const greetings = new Set<string>();
+    for (const contact of contacts) {
+      const texts = sentHere(contact.phoneNumber).map((s) => s.body.text as string);
+      expect(texts).toHaveLength(1);
+      const firstName = contact.name.split(' ')[0];
+      const greeting = ['Olá', 'Oi', 'Bom dia'].find((g) => texts[0] === `${g} ${firstName}`);
+      expect({ text: texts[0], greeting }).toEqual({
+        text: texts[0],
+        greeting: expect.any(String),
+      });
+      greetings.add(greeting as string);
+    }
+    expect(greetings.size).toBeGreaterThanOrEqual(2);
+
+    const listed = await contactsOf(company, c.id);
+    expect(listed).toHaveLength(contacts.length);
+    for (const contact of listed) {
+      expect(contact.status).toBe('SENT');
+      expect(contact.sentText).toBe(sentHere(contact.phoneNumber)[0].body.text);
+    }
+  });
+
   it('writes started, one progress event per 10 % step in order, and completed to the outbox', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);

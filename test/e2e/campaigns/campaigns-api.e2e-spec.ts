@@ -316,6 +316,28 @@ describe('campaigns API', () => {
         ['no message', { message: undefined }, 'message'],
         ['a blank message', { message: '   ' }, 'message'],
         ['a 4097-character message', { message: 'm'.repeat(4097) }, 'message'],
+        ['a message with a brace never closed', { message: '{Olá|Oi {PrimeiroNome}' }, 'message'],
+        ['a message with a brace never opened', { message: 'Olá PrimeiroNome}' }, 'message'],
+        ['a message with empty braces', { message: 'Olá {} tudo bem?' }, 'message'],
+        ['a group of variants all blank', { message: 'Olá { | } {PrimeiroNome}' }, 'message'],
+        [
+          'a group of 21 variants',
+          { message: `{${Array.from({ length: 21 }, (_v, i) => `Olá ${i}`).join('|')}}` },
+          'message',
+        ],
+        ['groups of variants 4 deep', { message: '{a|{b|{c|{d|e}}}}' }, 'message'],
+        ['braces nested 11 deep', { message: `${'{'.repeat(11)}x${'}'.repeat(11)}` }, 'message'],
+        ['a draft with a brace never closed', { isDraft: true, message: 'Oi {' }, 'message'],
+        [
+          'a caption with a brace never closed',
+          { mediaUrl: 'https://cdn.example.com/a.jpg', caption: '{Oferta|Promoção' },
+          'caption',
+        ],
+        [
+          'a poll question with a group of variants all blank',
+          { pollData: { name: 'Qual {|}?', options: ['a', 'b'], selectableCount: 1 } },
+          'pollData.name',
+        ],
         ['no contacts', { contacts: undefined }, 'contacts'],
         ['an empty contact list', { contacts: [] }, 'contacts'],
         ['contacts that are not a list', { contacts: 'x' }, 'contacts'],
@@ -609,6 +631,7 @@ describe('campaigns API', () => {
         name: 'Contato 0',
         status: 'PENDING',
         retryCount: 0,
+        sentText: null,
       });
       const last = await company.get(`/api/campaigns/${id}/contacts?page=1&size=100`).expect(200);
       expect(last.body).toHaveLength(50);

@@ -1,5 +1,4 @@
-import { RetentionJobs } from '../../../src/modules/retention/application/retention-jobs';
-import { RETENTION_LOCK } from '../../../src/modules/retention/infrastructure/retention.repository';
+import { RETENTION_LOCK, RetentionJobs } from '../../../src/common/retention/retention-jobs';
 import { importDatabase } from '../../support/automations';
 import { connectedInstance } from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';

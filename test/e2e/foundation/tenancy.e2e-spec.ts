@@ -45,6 +45,7 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         automationsEnabled: true,
         optOutWords: ['SAIR', 'PARAR', 'STOP', 'CANCELAR', 'DESCADASTRAR'],
         optOutConfirmation: null,
+        sendingWindow: null,
       });
     });
 
@@ -92,6 +93,7 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         automationsEnabled: true,
         optOutWords: ['SAIR', 'PARAR', 'STOP', 'CANCELAR', 'DESCADASTRAR'],
         optOutConfirmation: null,
+        sendingWindow: null,
       });
       expect(await flagsRow(company.id)).toMatchObject({
         blocked_contacts_enabled: false,

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Metrics } from '../../../src/common/metrics/metrics';
 import { OutboundHttpClient } from '../../../src/common/outbound/outbound-http.client';
 import { OutboundTargetGuard } from '../../../src/common/outbound/outbound-target.guard';
 import { loadAppConfig } from '../../../src/config/app-config.loader';
@@ -14,9 +15,13 @@ import {
 } from '../../../src/modules/gateway/domain/messaging-gateway';
 import { EvolutionApiGateway } from '../../../src/modules/gateway/infrastructure/evolution-api.gateway';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
+import { samplesOf, total } from '../../support/prometheus';
 
 const API_KEY = 'chave-da-instancia-7F3A';
 const NUMBER = '5511987654321';
+
+/** One registry for every adapter of this file (each application has its own). */
+const metrics = new Metrics();
 
 /** The adapter exactly as the application wires it, over real HTTP. */
 function gatewayWith(
@@ -29,7 +34,11 @@ function gatewayWith(
     OUTBOUND_DENY_PRIVATE: String(outboundDenyPrivate),
     ...env,
   });
-  return new EvolutionApiGateway(new OutboundHttpClient(new OutboundTargetGuard(config)), config);
+  return new EvolutionApiGateway(
+    new OutboundHttpClient(new OutboundTargetGuard(config)),
+    config,
+    metrics,
+  );
 }
 
 async function failureOf(work: Promise<unknown>): Promise<GatewayError> {
@@ -465,6 +474,57 @@ describe('EvolutionApiGateway against the fake Evolution API', () => {
       await expect(gateway.send(target, NUMBER, { kind: 'text', text: 'Oi' })).rejects.toThrow(
         GatewayError,
       );
+    });
+  });
+
+  describe('metrics', () => {
+    it('times every exchange, by operation and by what its answer proves', async () => {
+      const GATEWAY = 'campaign_service_gateway_request_duration_seconds_count';
+      const before = samplesOf(await metrics.scrape());
+      await gateway.send(target, NUMBER, { kind: 'text', text: 'Oi' });
+      await gateway.send(target, NUMBER, {
+        kind: 'poll',
+        name: 'P?',
+        options: ['a', 'b'],
+        selectableCount: 1,
+      });
+      fake.refuseNumber('5511900000001');
+      await failureOf(gateway.send(target, '5511900000001', { kind: 'text', text: 'Oi' }));
+      await failureOf(gateway.send(target, NUMBER, { kind: 'text', text: '   ' }));
+      await failureOf(
+        gateway.send({ ...target, apiKey: 'errada' }, NUMBER, { kind: 'text', text: 'Oi' }),
+      );
+      fake.scriptSends('connection-closed-400', 'send-then-proxy-502');
+      await failureOf(gateway.send(target, NUMBER, { kind: 'text', text: 'Oi' }));
+      await failureOf(gateway.send(target, NUMBER, { kind: 'text', text: 'Oi' }));
+      fake.failNext(2, 503, 'read');
+      expect(await gateway.connectionState(target)).toBe('open');
+      await failureOf(gatewayWith(true).send(target, NUMBER, { kind: 'text', text: 'Oi' }));
+      const after = samplesOf(await metrics.scrape());
+      const delta = (operation: string, outcome: string): number =>
+        total(after, GATEWAY, { operation, outcome }) -
+        total(before, GATEWAY, { operation, outcome });
+      expect({
+        sent: delta('send_text', 'sent'),
+        poll: delta('send_poll', 'sent'),
+        refused: delta('send_text', 'refused'),
+        instanceRefused: delta('send_text', 'instance_refused'),
+        disconnected: delta('send_text', 'disconnected'),
+        uncertain: delta('send_text', 'uncertain'),
+        targetRefused: delta('send_text', 'target_refused'),
+        readRetried: delta('connection_state', 'not_sent'),
+        read: delta('connection_state', 'ok'),
+      }).toEqual({
+        sent: 1,
+        poll: 1,
+        refused: 2,
+        instanceRefused: 1,
+        disconnected: 1,
+        uncertain: 1,
+        targetRefused: 1,
+        readRetried: 2,
+        read: 1,
+      });
     });
   });
 

@@ -80,6 +80,9 @@ describe('gateway configurations', () => {
         instance: 'acme-sales',
         trackDelivery: false,
         instanceState: null,
+        dailyLimit: null,
+        warmupStartPerDay: null,
+        warmupGrowthPercent: null,
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         updatedAt: response.body.createdAt,
       });
@@ -280,6 +283,7 @@ describe('gateway configurations', () => {
         .expect(200);
       expect(Object.keys(response.body).sort()).toEqual([
         'createdAt',
+        'dailyLimit',
         'id',
         'instance',
         'instanceState',
@@ -287,6 +291,8 @@ describe('gateway configurations', () => {
         'trackDelivery',
         'updatedAt',
         'url',
+        'warmupGrowthPercent',
+        'warmupStartPerDay',
       ]);
       const after = (await storedRow(created.id))?.api_key_encrypted as string;
       expect(after).not.toBe(before);

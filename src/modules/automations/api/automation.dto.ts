@@ -17,7 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsOmittable } from '../../../common/http/validation';
-import { PollDataDto } from '../../campaigns/api/create-campaign.dto';
+import { MESSAGE_TEXT_DESCRIPTION, PollDataDto } from '../../campaigns/api/create-campaign.dto';
 import { SCHEDULE_TYPES, ScheduleType } from '../domain/automation-schedule';
 import {
   DEDUP_STRATEGIES,
@@ -43,7 +43,11 @@ export class ScheduleDto {
   @MaxLength(64, { message: 'deve ter no máximo 64 caracteres' })
   timezone!: string;
 
-  @ApiPropertyOptional({ example: [1, 2, 3, 4, 5], description: 'ISO: 1 = segunda … 7 = domingo' })
+  @ApiPropertyOptional({
+    type: [Number],
+    example: [1, 2, 3, 4, 5],
+    description: 'ISO: 1 = segunda … 7 = domingo',
+  })
   @IsOptional()
   @IsArray({ message: 'deve ser uma lista' })
   @ArrayMaxSize(7, { message: 'deve ter no máximo 7 dias' })
@@ -97,7 +101,11 @@ export class MessageConfigDto {
   @IsIn(MESSAGE_KINDS, { message: `deve ser um de: ${MESSAGE_KINDS.join(', ')}` })
   type!: MessageKind;
 
-  @ApiPropertyOptional({ example: 'Feliz aniversário, {PrimeiroNome}!', maxLength: 4096 })
+  @ApiPropertyOptional({
+    example: '{Feliz aniversário|Parabéns}, {PrimeiroNome}!',
+    maxLength: 4096,
+    description: `Obrigatória para TEXT. ${MESSAGE_TEXT_DESCRIPTION} Cada execução sorteia de novo.`,
+  })
   @IsOptional()
   @IsString(TEXT)
   @MaxLength(4096, { message: 'deve ter no máximo 4096 caracteres' })
@@ -123,7 +131,10 @@ export class MessageConfigDto {
   @MaxLength(255, { message: 'deve ter no máximo 255 caracteres' })
   fileName?: string;
 
-  @ApiPropertyOptional({ maxLength: 1024 })
+  @ApiPropertyOptional({
+    maxLength: 1024,
+    description: `Legenda da mídia (MEDIA). ${MESSAGE_TEXT_DESCRIPTION}`,
+  })
   @IsOptional()
   @IsString(TEXT)
   @MaxLength(1024, { message: 'deve ter no máximo 1024 caracteres' })
@@ -175,13 +186,18 @@ export class CreateAutomationDto {
   @Type(() => MessageConfigDto)
   messageConfig!: MessageConfigDto;
 
-  @ApiPropertyOptional({ example: '11999990000' })
+  @ApiPropertyOptional({ nullable: true, type: String, example: '11999990000' })
   @IsOptional()
   @IsString(TEXT)
   @MaxLength(40, { message: 'deve ter no máximo 40 caracteres' })
   notificationPhone?: string | null;
 
-  @ApiPropertyOptional({ example: 200, description: 'Máximo de envios por execução' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    example: 200,
+    description: 'Máximo de envios por execução',
+  })
   @IsOptional()
   @IsInt(INT)
   @Min(1, { message: 'deve ser no mínimo 1' })
@@ -219,7 +235,12 @@ export class CreateAutomationDto {
   @IsIn(DEDUP_STRATEGIES, { message: `deve ser um de: ${DEDUP_STRATEGIES.join(', ')}` })
   dedupStrategy?: DedupStrategy;
 
-  @ApiPropertyOptional({ example: 365, description: 'Obrigatório com COOLDOWN_DAYS' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    example: 365,
+    description: 'Obrigatório com COOLDOWN_DAYS',
+  })
   @IsOptional()
   @IsInt(INT)
   @Min(1, { message: 'deve ser no mínimo 1' })

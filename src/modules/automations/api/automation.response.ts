@@ -1,10 +1,57 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { formatLocalDateTime } from '../../../common/time/local-date-time';
 import type { Automation } from '../domain/automation.entity';
-import { DEDUP_STRATEGIES, RUN_STATUSES, RunStatus } from '../domain/automation-rules';
+import {
+  DEDUP_STRATEGIES,
+  FILTER_OPERATORS,
+  MESSAGE_KINDS,
+  RUN_STATUSES,
+  RunStatus,
+} from '../domain/automation-rules';
 import { SCHEDULE_TYPES } from '../domain/automation-schedule';
-import type { AutomationRunRow } from '../infrastructure/automations.repository';
-import { FilterDto, MessageConfigDto, ScheduleDto } from './automation.dto';
+import type { AutomationRunRow } from '../application/ports/automations.repository';
+import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
+import { PollDataResponse } from '../../campaigns/api/campaign.response';
+
+/**
+ * The schedule as it was stored: the fields of its type, and any other field the caller sent
+ * (null when it was sent as null).
+ */
+export class ScheduleResponse {
+  @ApiPropertyOptional({ nullable: true, type: String, example: '09:00' })
+  timeOfDay?: string | null;
+  @ApiProperty({ example: 'America/Sao_Paulo' }) timezone!: string;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: [Number],
+    example: [1, 2, 3, 4, 5],
+    description: 'ISO: 1 = segunda … 7 = domingo',
+  })
+  weekdays?: number[] | null;
+  @ApiPropertyOptional({ nullable: true, type: Number, example: 15 }) dayOfMonth?: number | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '0 9 * * 1-5' })
+  cronExpression?: string | null;
+}
+
+export class FilterResponse {
+  @ApiProperty({ example: 'data_nascimento' }) filterId!: string;
+  @ApiProperty({ example: 'TODAY' }) value!: string;
+  @ApiProperty({ enum: FILTER_OPERATORS }) operator!: string;
+  @ApiProperty() ignoreYear!: boolean;
+}
+
+/** Every field is present; those the message kind does not use are null. */
+export class MessageConfigResponse {
+  @ApiProperty({ enum: MESSAGE_KINDS }) type!: string;
+  @ApiProperty({ nullable: true, type: String }) message!: string | null;
+  @ApiProperty({ nullable: true, type: String }) mediaUrl!: string | null;
+  // In OpenAPI 3.0 a nullable enum lists null among its values.
+  @ApiProperty({ nullable: true, enum: ['image', 'video', 'document', null], type: String })
+  mediaType!: string | null;
+  @ApiProperty({ nullable: true, type: String }) fileName!: string | null;
+  @ApiProperty({ nullable: true, type: String }) caption!: string | null;
+  @ApiNullableObject(PollDataResponse) pollData!: PollDataResponse | null;
+}
 
 /** Dates are local to APP_TIMEZONE, `YYYY-MM-DDTHH:mm:ss` (docs/API-RULES.md §1). */
 export class AutomationResponse {
@@ -13,7 +60,7 @@ export class AutomationResponse {
   @ApiProperty() description!: string;
   @ApiProperty() isActive!: boolean;
   @ApiProperty({ enum: SCHEDULE_TYPES }) scheduleType!: string;
-  @ApiProperty({ type: ScheduleDto }) schedule!: Record<string, unknown>;
+  @ApiProperty({ type: ScheduleResponse }) schedule!: Record<string, unknown>;
   @ApiProperty() databaseConfigId!: number;
   @ApiProperty() gatewayConfigId!: number;
   @ApiProperty() intervalMinSeconds!: number;
@@ -27,8 +74,8 @@ export class AutomationResponse {
     string | null;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
-  @ApiProperty({ type: [FilterDto] }) filters!: Array<Record<string, unknown>>;
-  @ApiProperty({ type: MessageConfigDto }) messageConfig!: Record<string, unknown>;
+  @ApiProperty({ type: [FilterResponse] }) filters!: Array<Record<string, unknown>>;
+  @ApiProperty({ type: MessageConfigResponse }) messageConfig!: Record<string, unknown>;
 }
 
 export function toAutomationResponse(automation: Automation, timezone: string): AutomationResponse {

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { authenticatedSessionOf } from '../../../common/auth/company-session';
+import { authenticatedSessionOf } from '../../../common/session/company-session';
 import { ForbiddenError } from '../../../common/errors/domain-error';
-import { CompanySettingsService } from '../../companies/application/company-settings.service';
+import { CompanySettingsService } from '../../auth/application/company-settings.service';
 
 /** With automationsEnabled false, every /api/automations route answers 403. */
 @Injectable()

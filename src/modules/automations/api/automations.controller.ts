@@ -9,9 +9,15 @@ import {
   Put,
   UseGuards,
 } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CompanyAuthenticated, CurrentCompany } from '../../../common/auth/auth.decorators';
-import type { CompanySession } from '../../../common/auth/company-session';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CompanyAuthenticated, CurrentCompany } from '../../auth/api/guards/auth.decorators';
+import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { AppConfig } from '../../../config/app-config.service';
@@ -41,7 +47,7 @@ import { AutomationsEnabledGuard } from './automations-enabled.guard';
 @ApiTags('Automações')
 @CompanyAuthenticated()
 @UseGuards(AutomationsEnabledGuard)
-@ApiErrors(400, 401, 403, 404, 429)
+@ApiErrors(404)
 @Controller('api/automations')
 export class AutomationsController {
   constructor(
@@ -54,7 +60,7 @@ export class AutomationsController {
   @ApiOperation({
     summary: 'Cria uma automação (envio recorrente filtrado, com deduplicação e limite)',
   })
-  @ApiOkResponse({ type: AutomationResponse })
+  @ApiCreatedResponse({ type: AutomationResponse })
   async create(
     @CurrentCompany() company: CompanySession,
     @Body() body: CreateAutomationDto,

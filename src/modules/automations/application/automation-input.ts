@@ -1,19 +1,26 @@
 import { normalizePhone } from '../../../common/phone/phone-number';
 import { detectMediaType, isDataUri } from '../../campaigns/domain/media-kind';
+import { templateFieldProblems } from '../../campaigns/domain/message-variants';
 import type { AutomationSettings } from '../domain/automation.entity';
 import { scheduleProblems } from '../domain/automation-schedule';
 import { AutomationFilter, AutomationMessage, TODAY } from '../domain/automation-rules';
-import type { FilterableColumn } from './automation-databases.port';
+import type { FilterableColumn } from './ports/automation-databases.port';
 
 export type FieldErrors = Array<[field: string, message: string]>;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const OPERATORS_WITHOUT_VALUE = new Set(['isEmpty', 'isNotEmpty']);
 
-/** The rules of docs/API-RULES.md §5 that span fields, checked against the database's columns. */
+/**
+ * The rules of docs/API-RULES.md §5 that span fields, checked against the database's columns.
+ * `textsChanged`: the message texts are new (a creation, or an update that sends
+ * messageConfig) and must follow the variants rules of §4; texts stored before those rules
+ * are left alone, so an update of another field never fails on them.
+ */
 export function automationProblems(
   settings: AutomationSettings,
   columns: FilterableColumn[],
+  textsChanged = true,
 ): FieldErrors {
   const errors: FieldErrors = [...scheduleProblems(settings.scheduleType, settings.schedule)];
   if (settings.intervalMinSeconds > settings.intervalMaxSeconds) {
@@ -26,6 +33,9 @@ export function automationProblems(
     errors.push(...filterProblems(filter, index, columns)),
   );
   errors.push(...messageProblems(settings.messageConfig));
+  if (textsChanged) {
+    errors.push(...templateFieldProblems(settings.messageConfig, 'messageConfig.'));
+  }
   return errors;
 }
 

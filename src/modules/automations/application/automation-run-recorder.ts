@@ -5,7 +5,9 @@ import type {
   CampaignCounters,
   ContactToSend,
   DispatchCampaign,
-} from '../../campaigns/infrastructure/dispatch.repository';
+} from '../../campaigns/application/ports/dispatch.repository';
+import { runEndingOf } from '../domain/automation-run';
+import { AutomationRunsRepository } from './ports/automation-runs.repository';
 
 /**
  * Keeps a run's records as its campaign sends, in the engine's transactions: the sent-log
@@ -13,7 +15,10 @@ import type {
  */
 @Injectable()
 export class AutomationRunRecorder implements OnModuleInit {
-  constructor(private readonly lifecycle: CampaignLifecycle) {}
+  constructor(
+    private readonly lifecycle: CampaignLifecycle,
+    private readonly runs: AutomationRunsRepository,
+  ) {}
 
   onModuleInit(): void {
     this.lifecycle.register({
@@ -29,14 +34,9 @@ export class AutomationRunRecorder implements OnModuleInit {
     campaign: DispatchCampaign,
     contact: ContactToSend,
   ): Promise<void> {
-    if (campaign.automationRunId === null) {
-      return;
+    if (campaign.automationRunId !== null) {
+      await this.runs.logSent(manager, campaign.automationRunId, contact.phoneNumber);
     }
-    await manager.query(
-      `INSERT INTO automation_sent_log (automation_id, run_id, phone_number, sent_at)
-       SELECT automation_id, id, $2, now() FROM automation_runs WHERE id = $1`,
-      [campaign.automationRunId, contact.phoneNumber],
-    );
   }
 
   private async finishRun(
@@ -45,19 +45,12 @@ export class AutomationRunRecorder implements OnModuleInit {
     counters: CampaignCounters,
     reason: string | null,
   ): Promise<void> {
-    if (campaign.automationRunId === null) {
-      return;
+    if (campaign.automationRunId !== null) {
+      await this.runs.end(manager, campaign.automationRunId, runEndingOf(reason), {
+        sent: counters.sentContacts,
+        failed: counters.failedContacts,
+        error: reason,
+      });
     }
-    await manager.query(
-      `UPDATE automation_runs SET status = $2, finished_at = now(), sent = $3, failed = $4, error = $5
-        WHERE id = $1 AND status = 'RUNNING'`,
-      [
-        campaign.automationRunId,
-        reason ? 'FAILED' : 'COMPLETED',
-        counters.sentContacts,
-        counters.failedContacts,
-        reason,
-      ],
-    );
   }
 }

@@ -1,21 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { DataSource, EntityManager } from 'typeorm';
+import { CampaignRuns } from '../../campaigns/application/campaign-runs.service';
 import { InvalidInputError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
-import { queryRows } from '../../../database/query-rows';
-import { CompanySettingsService } from '../../companies/application/company-settings.service';
-import { Campaign, CampaignMediaType, NewCampaign } from '../../campaigns/domain/campaign.entity';
+import { CompanySettingsService } from '../../auth/application/company-settings.service';
+import type { CampaignMediaType, NewCampaign } from '../../campaigns/domain/campaign.entity';
 import { detectMediaType } from '../../campaigns/domain/media-kind';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
-import { NoticeQueue } from '../../notices/infrastructure/notice.queue';
+import { NoticeQueue } from '../../notices/application/ports/notice.queue';
 import { Automation } from '../domain/automation.entity';
 import type { AutomationMessage } from '../domain/automation-rules';
-import { selectRecipients } from '../infrastructure/automation-selection';
-import { AutomationRunRow, findRun } from '../infrastructure/automations.repository';
-import { AutomationDatabases } from './automation-databases.port';
+import { AutomationRunRow } from './ports/automations.repository';
+import { AutomationDatabases } from './ports/automation-databases.port';
+import { AutomationRunsRepository, RunTrigger } from './ports/automation-runs.repository';
+import { RecipientSelection } from './ports/recipient-selection';
 
-export type RunTrigger = 'SCHEDULE' | 'MANUAL';
+export type { RunTrigger } from './ports/automation-runs.repository';
 
 export class AutomationRunInProgressError extends InvalidInputError {
   constructor() {
@@ -25,7 +26,8 @@ export class AutomationRunInProgressError extends InvalidInputError {
 
 /**
  * Starts a run: selects the recipients in SQL and hands them to the campaign engine as an
- * internal campaign (same pacing, retries and at-most-once sending), all in one transaction.
+ * internal campaign (CampaignRuns: same pacing, retries and at-most-once sending), all in one
+ * transaction.
  * The partial unique index on RUNNING runs keeps one run per automation at a time, across
  * instances.
  */
@@ -35,6 +37,9 @@ export class AutomationRunner {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly runs: AutomationRunsRepository,
+    private readonly selection: RecipientSelection,
+    private readonly campaignRuns: CampaignRuns,
     private readonly databases: AutomationDatabases,
     private readonly gatewayConfigs: GatewayConfigsService,
     private readonly settings: CompanySettingsService,
@@ -58,11 +63,21 @@ export class AutomationRunner {
     const company = await this.settings.get(automation.companyId);
     const now = this.clock.now();
     return this.dataSource.transaction(async (manager) => {
-      const runId = await this.openRun(manager, automation, trigger, scheduledFor, now);
-      const campaign = Campaign.create(campaignFor(automation, config), now);
-      campaign.automationRunId = runId;
-      await manager.save(campaign);
-      const counts = await selectRecipients(manager, {
+      const runId = await this.runs.open(
+        manager,
+        { automationId: automation.id, companyId: automation.companyId, trigger, scheduledFor },
+        now,
+      );
+      if (runId === null) {
+        throw new AutomationRunInProgressError();
+      }
+      const campaign = await this.campaignRuns.open(
+        manager,
+        campaignFor(automation, config),
+        runId,
+        now,
+      );
+      const counts = await this.selection.select(manager, {
         companyId: automation.companyId,
         databaseId: automation.databaseConfigId,
         automationId: automation.id,
@@ -76,104 +91,52 @@ export class AutomationRunner {
         dedupStrategy: automation.dedupStrategy,
         dedupCooldownDays: automation.dedupCooldownDays,
         sendLimit: automation.sendLimitPerRun,
+        contactsInsertSql: (source, campaignIdParam, companyIdParam) =>
+          this.campaignRuns.contactsInsertSql(source, campaignIdParam, companyIdParam),
       });
-      await manager.query(
-        `UPDATE automation_runs SET matched_records = $2, skipped_by_block_list = $3, skipped_by_dedup = $4,
-                skipped_by_limit = $5, campaign_id = $6 WHERE id = $1`,
-        [
-          runId,
-          counts.matched,
-          counts.skippedByBlockList,
-          counts.skippedByDedup,
-          counts.skippedByLimit,
-          campaign.id,
-        ],
-      );
+      await this.runs.recordSelection(manager, runId, { ...counts, campaignId: campaign.id });
       if (counts.selected === 0) {
-        await this.finishEmpty(manager, automation, campaign, runId);
+        await this.finishEmpty(manager, automation, campaign.id, runId);
       } else {
-        await manager.query(`UPDATE campaigns SET total_contacts = $2 WHERE id = $1`, [
-          campaign.id,
-          counts.selected,
-        ]);
-        await manager.query(`SELECT pg_notify('campaign_dispatch', '')`);
+        await this.campaignRuns.launch(manager, campaign.id, counts.selected);
       }
       this.logger.log(
         { automationId: automation.id, runId, trigger, ...counts },
         'Automation run started',
       );
-      return findRun(manager, runId);
+      return this.runs.find(manager, runId);
     });
   }
 
   /** A scheduled time the service missed by more than the grace period: recorded, not sent. */
-  async recordMissed(
-    manager: EntityManager,
-    automation: Automation,
-    scheduledFor: Date,
-  ): Promise<void> {
-    await manager.query(
-      `INSERT INTO automation_runs (automation_id, company_id, status, trigger, scheduled_for, started_at, finished_at, error)
-       VALUES ($1, $2, 'SKIPPED', 'SCHEDULE', $3, now(), now(), $4)`,
-      [
-        automation.id,
-        automation.companyId,
-        scheduledFor,
-        'Execução perdida: o serviço estava indisponível no horário agendado (mais de 6 horas atrás)',
-      ],
+  recordMissed(manager: EntityManager, automation: Automation, scheduledFor: Date): Promise<void> {
+    return this.runs.recordClosed(
+      manager,
+      { automationId: automation.id, companyId: automation.companyId, scheduledFor },
+      'miss',
+      'Execução perdida: o serviço estava indisponível no horário agendado (mais de 6 horas atrás)',
     );
   }
 
   /** A run that could not start (its database or gateway is gone, say) is recorded as FAILED. */
-  async recordFailure(
-    automation: Automation,
-    scheduledFor: Date | null,
-    reason: string,
-  ): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO automation_runs (automation_id, company_id, status, trigger, scheduled_for, started_at, finished_at, error)
-       VALUES ($1, $2, 'FAILED', 'SCHEDULE', $3, now(), now(), left($4, 1000))`,
-      [automation.id, automation.companyId, scheduledFor, reason],
+  recordFailure(automation: Automation, scheduledFor: Date | null, reason: string): Promise<void> {
+    return this.runs.recordClosed(
+      null,
+      { automationId: automation.id, companyId: automation.companyId, scheduledFor },
+      'refuse',
+      reason,
     );
-  }
-
-  private async openRun(
-    manager: EntityManager,
-    automation: Automation,
-    trigger: RunTrigger,
-    scheduledFor: Date | null,
-    now: Date,
-  ): Promise<string> {
-    const rows = await queryRows<{ id: string }>(
-      manager,
-      `INSERT INTO automation_runs (automation_id, company_id, status, trigger, scheduled_for, started_at)
-       VALUES ($1, $2, 'RUNNING', $3, $4, $5)
-       ON CONFLICT (automation_id) WHERE status = 'RUNNING' DO NOTHING
-       RETURNING id`,
-      [automation.id, automation.companyId, trigger, scheduledFor, now],
-    );
-    if (rows.length === 0) {
-      throw new AutomationRunInProgressError();
-    }
-    await manager.query(`UPDATE automations SET last_run_at = $2 WHERE id = $1`, [
-      automation.id,
-      now,
-    ]);
-    return rows[0].id;
   }
 
   /** Nobody to send to: the run ends at once, and its campaign is not kept. */
   private async finishEmpty(
     manager: EntityManager,
     automation: Automation,
-    campaign: Campaign,
+    campaignId: number,
     runId: string,
   ): Promise<void> {
-    await manager.query(`DELETE FROM campaigns WHERE id = $1`, [campaign.id]);
-    await manager.query(
-      `UPDATE automation_runs SET status = 'COMPLETED', finished_at = now(), campaign_id = NULL WHERE id = $1`,
-      [runId],
-    );
+    await this.campaignRuns.discard(manager, campaignId);
+    await this.runs.end(manager, runId, 'complete', 'withoutCampaign');
     if (automation.notificationPhone) {
       await this.notices.enqueue(manager, {
         companyId: automation.companyId,
@@ -205,6 +168,9 @@ function campaignFor(
     minInterval: automation.intervalMinSeconds,
     maxInterval: automation.intervalMaxSeconds,
     notificationPhone: automation.notificationPhone,
+    // A run follows the company's default window (read at send time) and has no long pauses.
+    sendingWindow: null,
+    longPause: null,
   };
 }
 

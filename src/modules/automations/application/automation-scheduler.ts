@@ -1,4 +1,10 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DomainError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
@@ -9,10 +15,8 @@ import { AppConfig } from '../../../config/app-config.service';
 import { Automation } from '../domain/automation.entity';
 import { nextRunAfter } from '../domain/automation-schedule';
 import { MISSED_RUN_GRACE_MS } from '../domain/automation-rules';
-import {
-  AUTOMATIONS_CHANNEL,
-  AutomationsRepository,
-} from '../infrastructure/automations.repository';
+import { AutomationsRepository } from './ports/automations.repository';
+import { AUTOMATIONS_CHANNEL } from './ports/automations.repository';
 import { AutomationRunInProgressError, AutomationRunner } from './automation-runner';
 
 const CLAIM_BATCH = 50;
@@ -25,7 +29,9 @@ const LEASE_SECONDS = 120;
  * runs once, however many occurrences were missed.
  */
 @Injectable()
-export class AutomationScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AutomationScheduler
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(AutomationScheduler.name);
   private readonly loop = new WorkLoop('automations', () => this.step(), { idleMs: 1_000 });
   private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
@@ -46,7 +52,13 @@ export class AutomationScheduler implements OnApplicationBootstrap, OnApplicatio
     await this.loopRunner.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The first stop hook of every module: no loop claims anything from here on. */
+  onModuleDestroy(): void {
+    void this.loopRunner.stop();
+  }
+
+  /** While the database is still open: the step in progress ends and records its work. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.loopRunner.stop();
   }
 

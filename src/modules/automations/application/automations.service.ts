@@ -4,19 +4,20 @@ import { detectMediaType } from '../../campaigns/domain/media-kind';
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
 import { DataSource } from 'typeorm';
-import { CompanySession } from '../../../common/auth/company-session';
+import { CompanySession } from '../../../common/session/company-session';
 import { InvalidInputError, ValidationFailedError } from '../../../common/errors/domain-error';
 import { normalizePhone } from '../../../common/phone/phone-number';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
-import { CompanySettingsService } from '../../companies/application/company-settings.service';
+import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import { messagesForContact } from '../../campaigns/domain/campaign-message';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { GatewayError, MessagingGateway } from '../../gateway/domain/messaging-gateway';
 import { Automation, AutomationChanges, AutomationSettings } from '../domain/automation.entity';
-import { firstMatchingValues } from '../infrastructure/automation-selection';
-import { AutomationRunRow, AutomationsRepository } from '../infrastructure/automations.repository';
-import { AutomationDatabases } from './automation-databases.port';
+import { CampaignRuns } from '../../campaigns/application/campaign-runs.service';
+import { RecipientSelection } from './ports/recipient-selection';
+import { AutomationRunRow, AutomationsRepository } from './ports/automations.repository';
+import { AutomationDatabases } from './ports/automation-databases.port';
 import { automationProblems, FieldErrors, normalizeNotificationPhone } from './automation-input';
 import { AutomationRunner } from './automation-runner';
 
@@ -32,6 +33,8 @@ export class AutomationsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly automations: AutomationsRepository,
+    private readonly selection: RecipientSelection,
+    private readonly campaignRuns: CampaignRuns,
     private readonly databases: AutomationDatabases,
     private readonly gatewayConfigs: GatewayConfigsService,
     private readonly gateway: MessagingGateway,
@@ -72,7 +75,11 @@ export class AutomationsService {
   ): Promise<Automation> {
     const automation = await this.automations.findOwnedOrFail(session.companyId, id);
     const merged: AutomationSettings = { ...automation, ...definedOnly(changes) };
-    const checked = await this.checked(session.companyId, merged);
+    const checked = await this.checked(
+      session.companyId,
+      merged,
+      changes.messageConfig !== undefined,
+    );
     automation.change(
       { ...definedOnly(changes), notificationPhone: checked.notificationPhone },
       this.clock.now(),
@@ -85,7 +92,13 @@ export class AutomationsService {
   /** Runs and sent-log go with it; a run in progress stops sending (its campaign is cancelled). */
   async delete(session: CompanySession, id: number): Promise<void> {
     await this.automations.findOwnedOrFail(session.companyId, id);
-    await this.automations.deleteCancellingRuns(session.companyId, id, this.clock.now());
+    const now = this.clock.now();
+    // A campaign still sending for one of its runs (one at most) is cancelled first.
+    await this.dataSource.transaction(async (manager) => {
+      const runIds = await this.automations.runIdsOf(manager, id);
+      await this.campaignRuns.cancelForRuns(manager, runIds, now);
+      await this.automations.delete(manager, session.companyId, id);
+    });
   }
 
   async runs(session: CompanySession, id: number): Promise<AutomationRunRow[]> {
@@ -107,7 +120,7 @@ export class AutomationsService {
     }
     const columns = await this.databases.columnsOf(session.companyId, automation.databaseConfigId);
     const values =
-      (await firstMatchingValues(this.dataSource.manager, {
+      (await this.selection.firstMatchingValues(this.dataSource.manager, {
         companyId: session.companyId,
         databaseId: automation.databaseConfigId,
         filters: automation.filters,
@@ -120,7 +133,13 @@ export class AutomationsService {
     const contact = {
       name: nameColumn && typeof values[nameColumn] === 'string' ? values[nameColumn] : '',
     };
-    const messages = messagesForContact(campaignContent(automation), contact, stringValues(values));
+    // The same rendering as a run's, variants drawn for this test: renderedMessage is what went out.
+    const messages = messagesForContact(
+      campaignContent(automation),
+      contact,
+      stringValues(values),
+      `automation:${automation.id}:test:${phone}`,
+    );
     const followUpText = messages.find((m) => m.kind === 'text');
     const renderedMessage =
       followUpText?.kind === 'text' ? followUpText.text : describeMessage(messages[0]);
@@ -142,9 +161,10 @@ export class AutomationsService {
   private async checked(
     companyId: number,
     settings: AutomationSettings,
+    textsChanged = true,
   ): Promise<AutomationSettings> {
     const columns = await this.databases.columnsOf(companyId, settings.databaseConfigId);
-    const errors: FieldErrors = automationProblems(settings, columns);
+    const errors: FieldErrors = automationProblems(settings, columns, textsChanged);
     const notification = normalizeNotificationPhone(
       settings.notificationPhone,
       this.config.defaultCountryCode,

@@ -1,6 +1,7 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { AutomationSchedule, nextRunAfter, ScheduleType } from './automation-schedule';
 import type { AutomationFilter, AutomationMessage, DedupStrategy } from './automation-rules';
+import { SqlOwnedColumn } from '../../../common/persistence/sql-owned-column';
 
 export interface AutomationSettings {
   name: string;
@@ -38,9 +39,21 @@ export type AutomationChanges = Partial<
 >;
 
 @Entity({ name: 'automations' })
+// Descending and partial indexes TypeORM cannot describe: the migration defines them.
+@Index('automations_company_created_idx', { synchronize: false })
+@Index('automations_due_idx', { synchronize: false })
+@Index('automations_gateway_config_idx', { synchronize: false })
+@Check('automations_schedule_type_check', "schedule_type IN ('DAILY','WEEKLY','MONTHLY','CRON')")
+@Check('automations_dedup_check', "dedup_strategy IN ('NEVER','ONCE','COOLDOWN_DAYS')")
+@Check(
+  'automations_interval_check',
+  'interval_min_seconds >= 0 AND interval_min_seconds <= interval_max_seconds',
+)
 export class Automation implements AutomationSettings {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
-  @Column({ name: 'company_id', type: 'integer' }) companyId!: number;
+  @Column({ name: 'company_id', type: 'integer' })
+  @ForeignKey('companies', { name: 'automations_company_id_fkey', onDelete: 'CASCADE' })
+  companyId!: number;
   @Column({ name: 'name', type: 'varchar', length: 100 }) name!: string;
   @Column({ name: 'description', type: 'text', nullable: true }) description!: string | null;
   @Column({ name: 'is_active', type: 'boolean' }) isActive!: boolean;
@@ -48,7 +61,7 @@ export class Automation implements AutomationSettings {
   @Column({ name: 'schedule', type: 'jsonb' }) schedule!: AutomationSchedule;
   @Column({ name: 'database_config_id', type: 'integer' }) databaseConfigId!: number;
   @Column({ name: 'gateway_config_id', type: 'integer' }) gatewayConfigId!: number;
-  @Column({ name: 'filters', type: 'jsonb' }) filters!: AutomationFilter[];
+  @Column({ name: 'filters', type: 'jsonb', default: () => "'[]'" }) filters!: AutomationFilter[];
   @Column({ name: 'message_config', type: 'jsonb' }) messageConfig!: AutomationMessage;
   @Column({ name: 'interval_min_seconds', type: 'integer' }) intervalMinSeconds!: number;
   @Column({ name: 'interval_max_seconds', type: 'integer' }) intervalMaxSeconds!: number;
@@ -61,6 +74,9 @@ export class Automation implements AutomationSettings {
     number | null;
   @Column({ name: 'last_run_at', type: 'timestamptz', nullable: true }) lastRunAt!: Date | null;
   @Column({ name: 'next_run_at', type: 'timestamptz', nullable: true }) nextRunAt!: Date | null;
+  /** The scheduler's claim on a due run: only its SQL writes it, so saves never touch it. */
+  @SqlOwnedColumn('locked_until', 'timestamptz')
+  readonly lockedUntil?: Date | null;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 
@@ -77,17 +93,55 @@ export class Automation implements AutomationSettings {
 
   /** Fields left out keep their value; the next run is computed again from the new schedule. */
   change(changes: AutomationChanges, now: Date): void {
-    for (const [key, value] of Object.entries(changes)) {
-      if (value !== undefined) {
-        (this as unknown as Record<string, unknown>)[key] = value;
-      }
+    this.describe(changes);
+    if (changes.isActive !== undefined) {
+      this.isActive = changes.isActive;
     }
+    this.replan(changes);
+    this.retarget(changes);
+    this.rewrite(changes);
     this.updatedAt = now;
     this.reschedule(now);
+  }
+
+  /** Name and description, as the list shows them. */
+  describe(changes: Pick<AutomationChanges, 'name' | 'description'>): void {
+    this.name = pick(changes.name, this.name);
+    this.description = pick(changes.description, this.description);
+  }
+
+  /** When it runs (call reschedule after). */
+  replan(changes: Pick<AutomationChanges, 'scheduleType' | 'schedule'>): void {
+    this.scheduleType = pick(changes.scheduleType, this.scheduleType);
+    this.schedule = pick(changes.schedule, this.schedule);
+  }
+
+  /** Who it sends to, and how many per run. */
+  retarget(changes: Pick<AutomationChanges, 'filters' | 'sendLimitPerRun'>): void {
+    this.filters = pick(changes.filters, this.filters);
+    this.sendLimitPerRun = pick(changes.sendLimitPerRun, this.sendLimitPerRun);
+  }
+
+  /** What it sends, at what pace, and who hears about each run. */
+  rewrite(
+    changes: Pick<
+      AutomationChanges,
+      'messageConfig' | 'intervalMinSeconds' | 'intervalMaxSeconds' | 'notificationPhone'
+    >,
+  ): void {
+    this.messageConfig = pick(changes.messageConfig, this.messageConfig);
+    this.intervalMinSeconds = pick(changes.intervalMinSeconds, this.intervalMinSeconds);
+    this.intervalMaxSeconds = pick(changes.intervalMaxSeconds, this.intervalMaxSeconds);
+    this.notificationPhone = pick(changes.notificationPhone, this.notificationPhone);
   }
 
   /** nextRunAt is null while inactive, else the first occurrence after `from`. */
   reschedule(from: Date): void {
     this.nextRunAt = this.isActive ? nextRunAfter(this.scheduleType, this.schedule, from) : null;
   }
+}
+
+/** The given value, or the current one when the change left the field out. */
+function pick<T>(given: T | undefined, current: T): T {
+  return given === undefined ? current : given;
 }

@@ -1,29 +1,12 @@
 import type { EntityManager } from 'typeorm';
-import type { FilterableColumn } from '../application/automation-databases.port';
-import { AutomationFilter, DedupStrategy, TODAY } from '../domain/automation-rules';
-
-export interface SelectionRequest {
-  companyId: number;
-  databaseId: number;
-  automationId: number;
-  campaignId: number;
-  filters: AutomationFilter[];
-  columns: FilterableColumn[];
-  /** The run's date in the schedule's zone, `YYYY-MM-DD`: what TODAY means. */
-  today: string;
-  applyBlockList: boolean;
-  dedupStrategy: DedupStrategy;
-  dedupCooldownDays: number | null;
-  sendLimit: number | null;
-}
-
-export interface SelectionCounts {
-  matched: number;
-  skippedByBlockList: number;
-  skippedByDedup: number;
-  skippedByLimit: number;
-  selected: number;
-}
+import { Injectable } from '@nestjs/common';
+import type { FilterableColumn } from '../application/ports/automation-databases.port';
+import {
+  RecipientSelection,
+  SelectionCounts,
+  SelectionRequest,
+} from '../application/ports/recipient-selection';
+import { AutomationFilter, TODAY } from '../domain/automation-rules';
 
 /** Bound parameters; every value the user wrote travels as one, never inside the SQL text. */
 class Params {
@@ -162,9 +145,7 @@ export async function selectRecipients(
     ), chosen AS (
       SELECT f.* FROM fresh f ORDER BY f.id LIMIT ${p.add(request.sendLimit)}::bigint
     ), inserted AS (
-      INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name)
-      SELECT ${p.add(request.campaignId)}, ${company}, phone, left(name, 100) FROM chosen ORDER BY id
-      RETURNING 1
+      ${request.contactsInsertSql('chosen', p.add(request.campaignId), company)}
     )
     SELECT (SELECT count(*) FROM matched)::int AS matched,
            (SELECT count(*) FROM unblocked)::int AS unblocked,
@@ -217,4 +198,18 @@ export async function firstMatchingValues(
     p.values,
   );
   return rows[0]?.values ?? null;
+}
+
+@Injectable()
+export class PgRecipientSelection implements RecipientSelection {
+  select(manager: EntityManager, request: SelectionRequest): Promise<SelectionCounts> {
+    return selectRecipients(manager, request);
+  }
+
+  firstMatchingValues(
+    manager: EntityManager,
+    request: Pick<SelectionRequest, 'companyId' | 'databaseId' | 'filters' | 'columns' | 'today'>,
+  ): Promise<Record<string, unknown> | null> {
+    return firstMatchingValues(manager, request);
+  }
 }

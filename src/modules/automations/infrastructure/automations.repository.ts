@@ -3,53 +3,21 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, Repository } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
-import { Campaign } from '../../campaigns/domain/campaign.entity';
 import { Automation } from '../domain/automation.entity';
-import type { RunStatus } from '../domain/automation-rules';
-
-/** The NOTIFY channel the scheduler listens on: an automation's schedule changed. */
-export const AUTOMATIONS_CHANNEL = 'automations';
+import { RUN_SELECT } from './automation-runs.repository';
+import {
+  AutomationRunRow,
+  AutomationsRepository,
+  AUTOMATIONS_CHANNEL,
+} from '../application/ports/automations.repository';
 
 export const AUTOMATION_KIND = { code: 'AUTOMATION', notFoundMessage: 'Automação não encontrada' };
 
-export interface AutomationRunRow {
-  id: string;
-  automationId: number;
-  status: RunStatus;
-  trigger: string;
-  scheduledFor: Date | null;
-  startedAt: Date;
-  finishedAt: Date | null;
-  matchedRecords: number;
-  sent: number;
-  failed: number;
-  skippedByDedup: number;
-  skippedByBlockList: number;
-  skippedByLimit: number;
-  error: string | null;
-  /** From the run's campaign: messages delivered and read (receipts, when tracked). */
-  delivered: number;
-  read: number;
-}
-
-/** Runs as the API shows them; a running run's counts come live from its campaign. */
-const RUN_SELECT = `
-  SELECT r.id, r.automation_id AS "automationId", r.status, r.trigger, r.scheduled_for AS "scheduledFor",
-         r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.matched_records AS "matchedRecords",
-         CASE WHEN r.status = 'RUNNING' THEN coalesce(c.sent_contacts, r.sent) ELSE r.sent END AS sent,
-         CASE WHEN r.status = 'RUNNING' THEN coalesce(c.failed_contacts, r.failed) ELSE r.failed END AS failed,
-         r.skipped_by_dedup AS "skippedByDedup", r.skipped_by_block_list AS "skippedByBlockList",
-         r.skipped_by_limit AS "skippedByLimit", r.error,
-         coalesce(c.delivered_contacts, 0) AS delivered, coalesce(c.read_contacts, 0) AS read
-    FROM automation_runs r LEFT JOIN campaigns c ON c.id = r.campaign_id`;
-
-export async function findRun(manager: EntityManager, runId: string): Promise<AutomationRunRow> {
-  const rows: AutomationRunRow[] = await manager.query(`${RUN_SELECT} WHERE r.id = $1`, [runId]);
-  return rows[0];
-}
-
 @Injectable()
-export class AutomationsRepository extends TenantRepository<Automation> {
+export class PgAutomationsRepository
+  extends TenantRepository<Automation>
+  implements AutomationsRepository
+{
   constructor(@InjectRepository(Automation) repository: Repository<Automation>) {
     super(repository, AUTOMATION_KIND);
   }
@@ -139,29 +107,18 @@ export class AutomationsRepository extends TenantRepository<Automation> {
     await this.repository.query(`SELECT pg_notify($1, '')`, [AUTOMATIONS_CHANNEL]);
   }
 
-  /**
-   * Deletes the automation; its runs and sent-log go with it (ON DELETE CASCADE). A campaign
-   * still sending for one of its runs (one at most: one run in progress per automation) is
-   * cancelled first, through Campaign.cancel.
-   */
-  async deleteCancellingRuns(companyId: number, id: number, now: Date): Promise<void> {
-    await this.repository.manager.transaction(async (manager) => {
-      const sending = await manager
-        .getRepository(Campaign)
-        .createQueryBuilder('campaign')
-        .setLock('pessimistic_write')
-        .where(
-          'campaign.automation_run_id IN (SELECT id FROM automation_runs WHERE automation_id = :id)',
-          { id },
-        )
-        .andWhere(`campaign.status IN ('ACTIVE', 'PAUSED')`)
-        .getMany();
-      for (const campaign of sending) {
-        campaign.cancel(now);
-        await manager.save(campaign);
-      }
-      await manager.getRepository(Automation).delete({ companyId, id });
-    });
+  async runIdsOf(manager: EntityManager, automationId: number): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      manager,
+      `SELECT id FROM automation_runs WHERE automation_id = $1`,
+      [automationId],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Its runs and sent-log go with it (ON DELETE CASCADE). */
+  async delete(manager: EntityManager, companyId: number, id: number): Promise<void> {
+    await manager.getRepository(Automation).delete({ companyId, id });
   }
 
   runs(automationId: number, limit: number): Promise<AutomationRunRow[]> {

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { assertOwned } from '../../../common/tenancy/owned-resource';
-import { AutomationDatabases, FilterableColumn } from '../application/automation-databases.port';
+import {
+  AutomationDatabases,
+  FilterableColumn,
+} from '../application/ports/automation-databases.port';
 
 const USER_DATABASE_KIND = {
   code: 'USER_DATABASE',

@@ -4,13 +4,15 @@ import type { Campaign } from '../domain/campaign.entity';
 import { publicContactStatus } from '../domain/campaign-contact-status';
 import { describeDataUri } from '../domain/gateway-media-rules';
 import { isDataUri } from '../domain/media-kind';
+import { SendingWindowDto } from '../../../common/time/sending-window.dto';
 import {
   estimatedCompletion,
   pendingOf,
   progressPercentage,
   successRate,
 } from '../domain/campaign-stats';
-import type { CampaignContactRow } from '../infrastructure/campaigns.repository';
+import type { CampaignContactRow } from '../application/ports/campaigns.repository';
+import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
 
 export class GatewayConfigRef {
   @ApiProperty({ example: 3 }) id!: number;
@@ -69,8 +71,30 @@ export class CampaignResponse {
   @ApiProperty() gatewayInstance!: string;
   @ApiProperty({ example: 5 }) minInterval!: number;
   @ApiProperty({ example: 12 }) maxInterval!: number;
+  @ApiNullableObject(SendingWindowDto, {
+    description: 'A janela da campanha; null: a padrão da empresa, ou sempre',
+  })
+  sendingWindow!: SendingWindowDto | null;
+  @ApiProperty({ nullable: true, type: Number, example: 50 }) longPauseEvery!: number | null;
+  @ApiProperty({ nullable: true, type: [Number], example: [300, 600] })
+  longPauseSeconds!: number[] | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    enum: ['OUTSIDE_WINDOW', 'DAILY_LIMIT', 'LONG_PAUSE', null],
+    description:
+      'Por que uma campanha ACTIVE espera: fora da janela de envio, limite diário (ou aquecimento) da instância atingido, ou pausa longa',
+  })
+  waitingReason!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '2026-12-01T08:00:00',
+    description: 'Hora local (APP_TIMEZONE) em que a campanha ACTIVE pode enviar de novo',
+  })
+  nextSendAt!: string | null;
   @ApiProperty({ nullable: true, type: String }) notificationPhone!: string | null;
-  @ApiProperty({ nullable: true, type: PollDataResponse }) pollData!: PollDataResponse | null;
+  @ApiNullableObject(PollDataResponse) pollData!: PollDataResponse | null;
   @ApiProperty({ type: GatewayConfigRef }) gatewayConfig!: GatewayConfigRef;
   @ApiProperty() blockedContactsRemoved!: number;
   @ApiProperty({
@@ -154,6 +178,14 @@ export function toCampaignResponse(
     gatewayInstance: gatewayConfig.instance,
     minInterval: campaign.minInterval,
     maxInterval: campaign.maxInterval,
+    sendingWindow: campaign.sendingWindow,
+    longPauseEvery: campaign.longPauseEvery,
+    longPauseSeconds:
+      campaign.longPauseEvery === null
+        ? null
+        : [campaign.longPauseMin ?? 0, campaign.longPauseMax ?? 0],
+    waitingReason: campaign.status === 'ACTIVE' ? campaign.waitingReason : null,
+    nextSendAt: campaign.status === 'ACTIVE' ? local(campaign.nextSendAt) : null,
     notificationPhone: campaign.notificationPhone,
     pollData: campaign.pollData,
     gatewayConfig: {
@@ -195,6 +227,14 @@ export class CampaignContactResponse {
   playedAt?: string;
   @ApiPropertyOptional({ description: 'Erro que o WhatsApp informou depois de aceitar a mensagem' })
   deliveryError?: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Oi Maria, tudo bem?',
+    description:
+      'O texto enviado a este contato, com as variantes sorteadas e as variáveis preenchidas (a mensagem, a legenda ou a pergunta da enquete; depois de um áudio, o texto que o segue). null antes do envio, e quando o envio foi confirmado só pela reconciliação com o gateway',
+  })
+  sentText!: string | null;
 }
 
 /** SENDING and UNCERTAIN are internal: the contract's contact states are three. */
@@ -208,6 +248,7 @@ export function toCampaignContactResponse(
     name: row.name,
     status: publicContactStatus(row.status),
     retryCount: row.retryCount,
+    sentText: row.sentText,
   };
   if (row.status === 'SENT' && row.sentAt) {
     response.sentAt = formatLocalDateTime(row.sentAt, timezone) as string;

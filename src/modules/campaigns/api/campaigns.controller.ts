@@ -2,8 +2,8 @@ import { Idempotent } from '../../../common/idempotency/idempotency.interceptor'
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CompanyAuthenticated, CurrentCompany } from '../../../common/auth/auth.decorators';
-import type { CompanySession } from '../../../common/auth/company-session';
+import { CompanyAuthenticated, CurrentCompany } from '../../auth/api/guards/auth.decorators';
+import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { Clock } from '../../../common/time/clock';
@@ -22,7 +22,6 @@ import { CreateCampaignDto } from './create-campaign.dto';
 
 @ApiTags('Campanhas')
 @CompanyAuthenticated()
-@ApiErrors(400, 401, 403, 429)
 @Controller('api/campaigns')
 export class CampaignsController {
   constructor(
@@ -39,6 +38,7 @@ export class CampaignsController {
       'Cria uma campanha: DRAFT (isDraft), SCHEDULED (scheduledFor) ou ACTIVE (envio imediato)',
   })
   @ApiOkResponse({ type: CampaignResponse })
+  @ApiErrors(404)
   async create(
     @CurrentCompany() company: CompanySession,
     @Body() body: CreateCampaignDto,

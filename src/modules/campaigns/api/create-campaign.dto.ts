@@ -22,7 +22,19 @@ import {
   ValidationArguments,
 } from 'class-validator';
 
+import { SendingWindowDto } from '../../../common/time/sending-window.dto';
+
 export const MAX_INTERVAL_SECONDS = 3600;
+/** A long pause lasts at most a day; a campaign that should wait longer is paused by a person. */
+export const MAX_LONG_PAUSE_SECONDS = 86_400;
+
+/** How message, caption and poll question texts are written (docs/API-RULES.md §4). */
+export const MESSAGE_TEXT_DESCRIPTION =
+  'Variáveis: {PrimeiroNome}, {NomeCompleto} e, com databaseConfigId, {coluna}. Variantes: ' +
+  '{Olá|Oi|Bom dia} é trocado por uma delas, sorteada por contato (a mesma se o envio for ' +
+  'repetido), antes de preencher as variáveis; variantes podem conter variáveis e outros grupos. ' +
+  'Chaves devem estar balanceadas; {} e {|} são recusados; até 20 variantes por grupo e 3 níveis ' +
+  'de grupos aninhados.';
 
 export class CampaignContactDto {
   @ApiProperty({ example: '(11) 98765-4321' }) phoneNumber!: string;
@@ -79,7 +91,11 @@ function firstContactProblem(value: unknown): string | null {
 }
 
 export class PollDataDto {
-  @ApiProperty({ example: 'Qual o melhor horário de entrega?', maxLength: 280 })
+  @ApiProperty({
+    example: '{Qual|Que} horário é melhor para a entrega?',
+    maxLength: 280,
+    description: `${MESSAGE_TEXT_DESCRIPTION} As opções são enviadas como escritas.`,
+  })
   @IsString({ message: 'deve ser um texto' })
   @IsNotEmpty({ message: 'é obrigatório' })
   @MaxLength(280, { message: 'deve ter no máximo 280 caracteres' })
@@ -166,7 +182,11 @@ export class CreateCampaignDto {
   @IsContactList()
   contacts!: Array<{ phoneNumber: string; name?: string | null }>;
 
-  @ApiPropertyOptional({ example: 'Olá {PrimeiroNome}, sua oferta chegou!', maxLength: 4096 })
+  @ApiPropertyOptional({
+    example: '{Olá|Oi|Bom dia} {PrimeiroNome}, sua oferta chegou!',
+    maxLength: 4096,
+    description: `Obrigatória exceto para enquetes e rascunhos. ${MESSAGE_TEXT_DESCRIPTION}`,
+  })
   @IsOptional()
   @IsString({ message: 'deve ser um texto' })
   @MaxLength(4096, { message: 'deve ter no máximo 4096 caracteres' })
@@ -192,7 +212,11 @@ export class CreateCampaignDto {
   @MaxLength(255, { message: 'deve ter no máximo 255 caracteres' })
   fileName?: string;
 
-  @ApiPropertyOptional({ maxLength: 1024 })
+  @ApiPropertyOptional({
+    maxLength: 1024,
+    example: '{Oferta|Promoção} da semana, {PrimeiroNome}',
+    description: `Legenda da mídia (sem ela, a mensagem é a legenda). ${MESSAGE_TEXT_DESCRIPTION}`,
+  })
   @IsOptional()
   @IsString({ message: 'deve ser um texto' })
   @MaxLength(1024, { message: 'deve ter no máximo 1024 caracteres' })
@@ -232,6 +256,46 @@ export class CreateCampaignDto {
   @IsString({ message: 'deve ser um texto' })
   @MaxLength(40, { message: 'deve ter no máximo 40 caracteres' })
   notificationPhone?: string;
+
+  @ApiPropertyOptional({
+    type: SendingWindowDto,
+    nullable: true,
+    description:
+      'Quando a campanha pode enviar; fora dela espera ACTIVE (waitingReason OUTSIDE_WINDOW). Omitida: a janela padrão da empresa (settings), ou sempre',
+  })
+  @IsOptional()
+  @IsObject({ message: 'deve ser um objeto {days, start, end, timezone}' })
+  @ValidateNested()
+  @Type(() => SendingWindowDto)
+  sendingWindow?: SendingWindowDto;
+
+  @ApiPropertyOptional({
+    example: 50,
+    minimum: 1,
+    description: 'A cada tantas mensagens enviadas, uma pausa longa (longPauseSeconds)',
+  })
+  @IsOptional()
+  @IsInt({ message: 'deve ser um número inteiro de mensagens' })
+  @Min(1, { message: 'deve ser ao menos 1' })
+  @Max(100_000, { message: 'deve ser no máximo 100000' })
+  longPauseEvery?: number;
+
+  @ApiPropertyOptional({
+    type: [Number],
+    example: [300, 600],
+    description: 'Pausa longa [mínimo, máximo] em segundos, sorteada a cada vez',
+  })
+  @IsOptional()
+  @IsArray({ message: 'deve ser uma lista [mínimo, máximo] de segundos' })
+  @ArrayMinSize(2, { message: 'deve ser uma lista [mínimo, máximo] de segundos' })
+  @ArrayMaxSize(2, { message: 'deve ser uma lista [mínimo, máximo] de segundos' })
+  @IsInt({ each: true, message: 'deve ter segundos inteiros' })
+  @Min(0, { each: true, message: 'não pode ser negativa' })
+  @Max(MAX_LONG_PAUSE_SECONDS, {
+    each: true,
+    message: `deve ser de no máximo ${MAX_LONG_PAUSE_SECONDS} segundos`,
+  })
+  longPauseSeconds?: number[];
 
   @ApiPropertyOptional({ example: 7, description: 'Base de dados para variáveis {coluna}' })
   @IsOptional()

@@ -1,12 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import {
-  DeliveryReceiptsRepository,
-  Receipt,
-} from '../infrastructure/delivery-receipts.repository';
+import { DeliveryReceiptsRepository, Receipt } from './ports/delivery-receipts.repository';
 import { CampaignDispatcher } from './campaign-dispatcher';
 
-export type { Receipt } from '../infrastructure/delivery-receipts.repository';
+export type { Receipt } from './ports/delivery-receipts.repository';
 
 /** How soon a campaign held for a closed instance looks again if no "open" event comes. */
 const CLOSED_INSTANCE_RECHECK_SECONDS = 60;

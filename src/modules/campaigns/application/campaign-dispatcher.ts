@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '../../../common/errors/domain-error';
+import type { MessageOutcome, MessageReason } from '../../../common/metrics/metric-labels';
+import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
@@ -11,8 +13,10 @@ import {
   OutgoingMessage,
   SentMessage,
 } from '../../gateway/domain/messaging-gateway';
-import { NoticeQueue } from '../../notices/infrastructure/notice.queue';
-import { OutboxWriter } from '../../outbox/infrastructure/outbox.writer';
+import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
+import { NoticeQueue } from '../../notices/application/ports/notice.queue';
+import { nextWindowOpening } from '../../../common/time/sending-window';
+import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import {
   CampaignEvent,
   completedEvent,
@@ -20,15 +24,22 @@ import {
   pausedEvent,
   progressEvents,
 } from '../domain/campaign-events';
-import { isBlankMessage, messagesForContact } from '../domain/campaign-message';
+import {
+  isBlankMessage,
+  messagesForContact,
+  sentTextOf,
+  variantSeed,
+} from '../domain/campaign-message';
 import { CampaignCounts, progressStepOf } from '../domain/campaign-stats';
 import {
   CampaignCounters,
+  ClaimedCampaign,
   ContactToSend,
   DispatchCampaign,
   DispatchRepository,
+  Pauses,
   Requeue,
-} from '../infrastructure/dispatch.repository';
+} from './ports/dispatch.repository';
 import { CampaignGatewayTargets } from './campaign-gateway-targets';
 import { CampaignLifecycle } from './campaign-lifecycle';
 import { ContactVariablesProvider } from './contact-variables.provider';
@@ -55,16 +66,22 @@ export const BLOCKED_NUMBER_REASON = 'número bloqueado depois da criação da c
 export const COMPANY_INACTIVE_REASON = 'a empresa foi desativada';
 
 type SendOutcome =
-  | { kind: 'sent'; sent: SentMessage }
-  /** Not to be sent; `paced`: a gateway call was made, so the campaign's pause applies. */
-  | { kind: 'failed'; reason: string; paced: boolean }
+  | { kind: 'sent'; sent: SentMessage; text: string | null }
+  /**
+   * Not to be sent; `paced`: a gateway call was made, so the campaign's pause applies.
+   * `cause`: the reason's class, as the metrics count it.
+   */
+  | { kind: 'failed'; reason: string; paced: boolean; cause: MessageReason }
   | { kind: 'retry'; reason: string }
-  | { kind: 'uncertain'; reason: string }
+  | { kind: 'uncertain'; reason: string; cause: MessageReason }
   | { kind: 'disconnected'; reason: string }
   | { kind: 'internal'; reason: string }
   | { kind: 'campaign_failed'; reason: string };
 
 type UnsentOutcome = Exclude<SendOutcome, { kind: 'sent' }>;
+
+/** Contacts counted by a transaction, for the metrics once it committed. */
+type MessageTally = Array<[MessageOutcome, MessageReason, number]>;
 
 /**
  * Sends one message of one leased campaign: re-reads the campaign under its row lock, marks
@@ -76,6 +93,8 @@ type UnsentOutcome = Exclude<SendOutcome, { kind: 'sent' }>;
 export class CampaignDispatcher {
   private readonly logger = new Logger(CampaignDispatcher.name);
   private stopping = false;
+  /** What each open transaction of this dispatcher counted, by its manager. */
+  private readonly tallies = new WeakMap<EntityManager, MessageTally>();
 
   constructor(
     private readonly repository: DispatchRepository,
@@ -89,6 +108,8 @@ export class CampaignDispatcher {
     private readonly config: AppConfig,
     private readonly lifecycle: CampaignLifecycle,
     private readonly liveness: WorkerLiveness,
+    private readonly metrics: Metrics,
+    private readonly pacing: InstancePacing,
   ) {}
 
   get workerId(): string {
@@ -101,33 +122,92 @@ export class CampaignDispatcher {
   }
 
   /**
-   * Sends the leased campaign's next message, and the ones after it while they are due at
-   * once (zero intervals), up to MESSAGES_PER_LEASE; then gives the lease back.
-   * `begin`: start under the campaign's row lock (a lease taken from a holder that died or whose
-   * lease ran out, or a company found inactive at claim time), where every case is handled.
+   * One turn of the leased campaign on its gateway instance: when its window is open and the
+   * instance may send (nobody else holds it, its pause ran, its figure of the day is not
+   * reached), it sends its next message, and the ones after it while they are due at once
+   * (zero intervals), up to MESSAGES_PER_LEASE and the instance's quota of the day; then the
+   * instance waits the pause drawn for the last message. Otherwise the campaign waits for the
+   * window, the instance's next day or its next slot.
    */
-  async sendNext(campaignId: number, begin = true): Promise<void> {
+  async sendNext(claim: ClaimedCampaign): Promise<void> {
+    if (claim.takenOver) {
+      // Before anything may defer it: what a dead holder left SENDING is reconciled, never lost.
+      await this.transaction((manager) => this.takeOver(manager, claim.id));
+    }
+    const opensAt = claim.sendingWindow
+      ? nextWindowOpening(claim.sendingWindow, this.clock.now())
+      : null;
+    if (opensAt) {
+      return this.repository.defer(claim.id, this.workerId, opensAt, 'OUTSIDE_WINDOW');
+    }
+    const slot = await this.pacing.hold(
+      claim.gatewayConfigId,
+      this.workerId,
+      this.config.dispatchLeaseSeconds,
+      claim.minInterval,
+    );
+    if (!slot.held) {
+      const reason = slot.reason === 'DAILY_LIMIT' ? 'DAILY_LIMIT' : null;
+      return this.repository.defer(claim.id, this.workerId, slot.retryAt, reason);
+    }
+    const turn: InstanceTurn = { sent: 0 };
+    try {
+      await this.sendTurn(claim.id, !claim.companyActive, slot.quota, turn);
+    } finally {
+      await this.pacing.release(claim.gatewayConfigId, this.workerId, turn);
+    }
+  }
+
+  private async sendTurn(
+    campaignId: number,
+    begin: boolean,
+    quota: number | null,
+    turn: InstanceTurn,
+  ): Promise<void> {
+    const limit = Math.min(MESSAGES_PER_LEASE, quota ?? MESSAGES_PER_LEASE);
     for (let count = 1; ; count += 1) {
+      if (count > 1 && this.stopping) {
+        // Shutdown began after the last message: hand the campaign to another worker now.
+        await this.repository.releaseLease(campaignId, this.workerId);
+        return;
+      }
       const claimed =
         begin && count === 1
-          ? await this.repository.transaction((manager) =>
-              this.beginSend(manager, campaignId, true),
-            )
+          ? await this.transaction((manager) => this.beginSend(manager, campaignId, false))
           : await this.beginLeasedSend(campaignId);
       if (!claimed) {
         return;
       }
+      this.metrics.observeDispatchLag(claimed.campaign.sendLagSeconds ?? 0);
+      const pauses = drawPauses(claimed.campaign);
       const outcome = await this.deliver(claimed.campaign, claimed.contact);
       if (outcome.kind !== 'sent') {
-        await this.repository.transaction((manager) =>
-          this.finishUnsent(manager, claimed.campaign, claimed.contact, outcome),
+        turn.sent += outcome.kind === 'uncertain' ? 1 : 0;
+        await this.transaction((manager) =>
+          this.finishUnsent(manager, claimed.campaign, claimed.contact, outcome, pauses),
         );
         return;
       }
-      const mayContinue = count < MESSAGES_PER_LEASE && !this.stopping && this.liveness.holdsLock;
-      if (!(await this.finishDelivered(claimed.campaign, claimed.contact, outcome, mayContinue))) {
+      turn.sent += 1;
+      const mayContinue = count < limit && !this.stopping && this.liveness.holdsLock;
+      const goOn = await this.finishDelivered(
+        claimed.campaign,
+        claimed.contact,
+        outcome,
+        pauses,
+        mayContinue,
+      );
+      if (!goOn) {
         return;
       }
+    }
+  }
+
+  /** A lease taken from a dead holder: its interrupted sends become UNCERTAIN first. */
+  private async takeOver(manager: EntityManager, campaignId: number): Promise<void> {
+    const campaign = await this.repository.lockCampaign(manager, campaignId);
+    if (campaign && campaign.lockedBy === this.workerId) {
+      await this.doubtInterruptedSends(manager, campaign);
     }
   }
 
@@ -149,7 +229,38 @@ export class CampaignDispatcher {
     if (contact) {
       return { campaign, contact };
     }
-    return this.repository.transaction((manager) => this.beginSend(manager, campaignId, false));
+    return this.transaction((manager) => this.beginSend(manager, campaignId, false));
+  }
+
+  /**
+   * The repository's transaction, with the contacts it counted handed to the metrics once it
+   * committed (a rolled-back transaction counts nothing).
+   */
+  private async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const tally: MessageTally = [];
+    const result = await this.repository.transaction((manager) => {
+      this.tallies.set(manager, tally);
+      return work(manager);
+    });
+    for (const [outcome, reason, count] of tally) {
+      this.metrics.countMessages(outcome, reason, count);
+    }
+    return result;
+  }
+
+  /** Counts contacts whose rows moved in `manager`'s transaction, once it commits. */
+  private count(
+    manager: EntityManager,
+    outcome: MessageOutcome,
+    reason: MessageReason,
+    count = 1,
+  ): void {
+    const tally = this.tallies.get(manager);
+    if (tally) {
+      tally.push([outcome, reason, count]);
+    } else {
+      this.metrics.countMessages(outcome, reason, count);
+    }
   }
 
   private async beginSend(
@@ -197,6 +308,7 @@ export class CampaignDispatcher {
     if (interrupted.length === 0) {
       return;
     }
+    this.count(manager, 'uncertain', 'interrupted', interrupted.length);
     this.logger.warn(
       { campaignId: campaign.id, interrupted: interrupted.length },
       'Contacts left SENDING by another worker will be reconciled with the gateway',
@@ -230,7 +342,7 @@ export class CampaignDispatcher {
    */
   private async deliver(campaign: DispatchCampaign, contact: ContactToSend): Promise<SendOutcome> {
     if (contact.blocked) {
-      return { kind: 'failed', reason: BLOCKED_NUMBER_REASON, paced: false };
+      return { kind: 'failed', reason: BLOCKED_NUMBER_REASON, paced: false, cause: 'blocked' };
     }
     let prepared: { target: GatewayTarget; messages: OutgoingMessage[] };
     try {
@@ -240,17 +352,26 @@ export class CampaignDispatcher {
     }
     const [first, ...rest] = prepared.messages;
     if (isBlankMessage(first)) {
-      return { kind: 'failed', reason: BLANK_MESSAGE_REASON, paced: false };
+      return {
+        kind: 'failed',
+        reason: BLANK_MESSAGE_REASON,
+        paced: false,
+        cause: 'blank_message',
+      };
     }
     try {
       const sent = await this.gateway.send(prepared.target, contact.phoneNumber, first);
       await this.sendFollowUps(prepared.target, contact, rest, campaign.id);
-      return { kind: 'sent', sent };
+      return { kind: 'sent', sent, text: sentTextOf(prepared.messages) };
     } catch (error) {
       if (!(error instanceof GatewayError)) {
         // Thrown after the request may have left: its outcome cannot be known.
         this.logger.error({ contactId: contact.id, err: error }, 'Unexpected error while sending');
-        return { kind: 'uncertain', reason: 'erro inesperado durante o envio' };
+        return {
+          kind: 'uncertain',
+          reason: 'erro inesperado durante o envio',
+          cause: 'unexpected_error',
+        };
       }
       return this.classify(error, contact);
     }
@@ -267,7 +388,12 @@ export class CampaignDispatcher {
           contact.phoneNumber,
         )
       : {};
-    const rendered = messagesForContact(campaign, contact, values);
+    const rendered = messagesForContact(
+      campaign,
+      contact,
+      values,
+      variantSeed(campaign.id, contact.phoneNumber),
+    );
     const messages = await Promise.all(rendered.map((message) => this.media.prepare(message)));
     const target = await this.targets.targetFor(campaign.companyId, campaign.gatewayConfigId);
     return { target, messages };
@@ -312,12 +438,18 @@ export class CampaignDispatcher {
   private classify(error: GatewayError, contact: ContactToSend): UnsentOutcome {
     switch (error.kind) {
       case 'refused_number':
-        return { kind: 'failed', reason: 'número não está no WhatsApp', paced: true };
+        return {
+          kind: 'failed',
+          reason: 'número não está no WhatsApp',
+          paced: true,
+          cause: 'refused_number',
+        };
       case 'rejected':
         return {
           kind: 'failed',
           reason: `recusado pelo gateway: ${error.message}`.slice(0, 500),
           paced: true,
+          cause: 'rejected',
         };
       case 'bad_credentials':
         return {
@@ -331,13 +463,14 @@ export class CampaignDispatcher {
       case 'disconnected':
         return { kind: 'disconnected', reason: 'instância do gateway desconectada' };
       case 'uncertain':
-        return { kind: 'uncertain', reason: error.message };
+        return { kind: 'uncertain', reason: error.message, cause: 'gateway' };
       case 'transient':
         return contact.attempts >= MAX_SEND_ATTEMPTS
           ? {
               kind: 'failed',
               reason: `falha temporária do gateway após ${MAX_SEND_ATTEMPTS} tentativas`,
               paced: true,
+              cause: 'retries_exhausted',
             }
           : { kind: 'retry', reason: error.message };
     }
@@ -351,33 +484,36 @@ export class CampaignDispatcher {
   private async finishDelivered(
     campaign: DispatchCampaign,
     contact: ContactToSend,
-    outcome: { kind: 'sent'; sent: SentMessage },
+    outcome: { kind: 'sent'; sent: SentMessage; text: string | null },
+    pauses: Pauses,
     mayContinue: boolean,
   ): Promise<boolean> {
-    const pauseSeconds = drawPauseSeconds(campaign);
-    const delivered = { id: contact.id, messageId: outcome.sent.messageId };
+    const delivered = { id: contact.id, messageId: outcome.sent.messageId, text: outcome.text };
     const counters = this.lifecycle.followsContactsOf(campaign)
-      ? await this.repository.transaction(async (manager) => {
+      ? await this.transaction(async (manager) => {
           const counted = await this.repository.recordDelivered(
             campaign.id,
             this.workerId,
             delivered,
-            pauseSeconds,
+            pauses,
             manager,
           );
           await this.lifecycle.contactSent(manager, campaign, contact);
           return counted;
         })
-      : await this.repository.recordDelivered(campaign.id, this.workerId, delivered, pauseSeconds);
+      : await this.repository.recordDelivered(campaign.id, this.workerId, delivered, pauses);
+    if (counters.contactMoved) {
+      this.metrics.countMessages('sent', 'gateway');
+    }
     if (!counters.leaseHeld) {
       // Another worker took the campaign over while this message was in flight: the outcome
       // is recorded, the rest (events, lease, next send) is the new holder's.
       return false;
     }
     const ended = counters.sentContacts + counters.failedContacts >= counters.totalContacts;
-    const goOn = mayContinue && !ended && pauseSeconds === 0;
+    const goOn = mayContinue && !ended && pauses.pauseSeconds === 0 && !counters.longPause;
     if (ended || progressStepOf(counters) > counters.progressStep) {
-      await this.repository.transaction(async (manager) => {
+      await this.transaction(async (manager) => {
         await this.afterCounting(manager, campaign, counters);
         if (!goOn) {
           await this.repository.releaseLease(campaign.id, this.workerId, manager);
@@ -395,8 +531,9 @@ export class CampaignDispatcher {
     campaign: DispatchCampaign,
     contact: ContactToSend,
     outcome: UnsentOutcome,
+    pauses: Pauses,
   ): Promise<void> {
-    const pauseMs = Math.round(drawPauseSeconds(campaign) * 1000);
+    const pauseMs = Math.round(pauses.pauseSeconds * 1000);
     switch (outcome.kind) {
       case 'failed': {
         const counters = await this.repository.failContact(
@@ -405,11 +542,18 @@ export class CampaignDispatcher {
           contact.id,
           outcome.reason,
         );
+        if (counters.contactMoved) {
+          this.count(manager, 'failed', outcome.cause);
+        }
         const next = await this.repository.rescheduleAndRelease(
           manager,
           campaign.id,
           this.workerId,
-          { nextSendInMs: outcome.paced ? pauseMs : 0, cause: 'failed' },
+          {
+            nextSendInMs: outcome.paced ? pauseMs : 0,
+            cause: 'failed',
+            instancePaced: outcome.paced,
+          },
         );
         return next.leaseHeld ? this.afterCounting(manager, campaign, counters) : undefined;
       }
@@ -419,11 +563,13 @@ export class CampaignDispatcher {
           'Send outcome unknown; reconciling with the gateway, never resending',
         );
         if (await this.repository.doubtContact(manager, contact.id, this.reconcileDelayMs())) {
+          this.count(manager, 'uncertain', outcome.cause);
           await this.lifecycle.contactSent(manager, campaign, contact);
         }
         await this.repository.rescheduleAndRelease(manager, campaign.id, this.workerId, {
           nextSendInMs: pauseMs,
           cause: 'sent',
+          instancePaced: true,
         });
         return;
       }
@@ -587,7 +733,7 @@ export class CampaignDispatcher {
    * the instance that cannot send.
    */
   async failCampaignNow(campaignId: number, reason: string): Promise<void> {
-    await this.repository.transaction(async (manager) => {
+    await this.transaction(async (manager) => {
       const campaign = await this.repository.lockCampaign(manager, campaignId);
       if (campaign) {
         await this.failCampaign(manager, campaign, reason, false);
@@ -686,11 +832,24 @@ export class CampaignDispatcher {
   }
 }
 
-/** A uniform draw in [min, max] seconds (ms precision), taken before each message after the first. */
-function drawPauseSeconds(campaign: DispatchCampaign): number {
-  const seconds =
-    campaign.minInterval + Math.random() * (campaign.maxInterval - campaign.minInterval);
-  return Math.round(seconds * 1000) / 1000;
+/** What a turn on the instance came to: messages that went out or may have. */
+interface InstanceTurn {
+  sent: number;
+}
+
+/** The pauses after a message: uniform draws in [min, max] seconds, ms precision. */
+function drawPauses(campaign: DispatchCampaign): Pauses {
+  return {
+    pauseSeconds: drawSeconds(campaign.minInterval, campaign.maxInterval),
+    longPauseSeconds:
+      campaign.longPauseEvery === null
+        ? 0
+        : drawSeconds(campaign.longPauseMin ?? 0, campaign.longPauseMax ?? 0),
+  };
+}
+
+function drawSeconds(min: number, max: number): number {
+  return Math.round((min + Math.random() * (max - min)) * 1000) / 1000;
 }
 
 function subjectOf(campaign: DispatchCampaign): string {

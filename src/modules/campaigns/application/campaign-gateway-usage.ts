@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { GatewayConfigUsageRegistry } from '../../gateway/application/gateway-config-usage.registry';
-import { CampaignsRepository } from '../infrastructure/campaigns.repository';
+import { CampaignsRepository } from './ports/campaigns.repository';
 
 /** A gateway configuration cannot be deleted while a live campaign sends through it. */
 @Injectable()
@@ -15,6 +15,9 @@ export class CampaignGatewayUsage implements OnModuleInit {
       (await this.campaigns.usesGatewayConfig(companyId, configId))
         ? 'usada por uma campanha ativa, agendada ou pausada'
         : null,
+    );
+    this.registry.countSendersWith((companyId, configId) =>
+      this.campaigns.activeSendersOf(companyId, configId),
     );
   }
 }

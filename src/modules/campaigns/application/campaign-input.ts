@@ -1,8 +1,10 @@
 import { parseLocalDateTime } from '../../../common/time/local-date-time';
+import { checkSendingWindow, SendingWindow } from '../../../common/time/sending-window';
 import { normalizePhone } from '../../../common/phone/phone-number';
 import type { CampaignMediaType, PollDefinition } from '../domain/campaign.entity';
 import type { CampaignType } from '../domain/campaign-status';
 import { detectMediaType, isDataUri } from '../domain/media-kind';
+import { templateFieldProblems } from '../domain/message-variants';
 
 export const DEFAULT_MIN_INTERVAL_SECONDS = 5;
 export const DEFAULT_MAX_INTERVAL_SECONDS = 12;
@@ -24,6 +26,16 @@ export interface CampaignInput {
   gatewayUrl?: string;
   gatewayApiKey?: string;
   gatewayInstance?: string;
+  sendingWindow?: SendingWindow;
+  longPauseEvery?: number;
+  longPauseSeconds?: number[];
+}
+
+/** Every `every` messages sent, a pause drawn in [minSeconds, maxSeconds]. */
+export interface LongPause {
+  every: number;
+  minSeconds: number;
+  maxSeconds: number;
 }
 
 export interface CheckedCampaignInput {
@@ -33,6 +45,8 @@ export interface CheckedCampaignInput {
   minInterval: number;
   maxInterval: number;
   notificationPhone: string | null;
+  sendingWindow: SendingWindow | null;
+  longPause: LongPause | null;
 }
 
 export type FieldErrors = Array<[field: string, message: string]>;
@@ -56,6 +70,7 @@ export function checkCampaignInput(
   if (input.pollData && input.pollData.selectableCount > input.pollData.options.length) {
     errors.push(['pollData.selectableCount', 'não pode ser maior que o número de opções']);
   }
+  errors.push(...templateFieldProblems(input));
   const mediaType = checkMedia(input, errors);
   checkGateway(input, errors);
   const scheduledFor = checkSchedule(input, context, errors);
@@ -72,10 +87,41 @@ export function checkCampaignInput(
       errors.push(['notificationPhone', 'número de telefone inválido']);
     }
   }
+  const sendingWindow = checkSendingWindow(input.sendingWindow, errors);
+  const longPause = checkLongPause(input, errors);
   return {
-    value: { type, mediaType, scheduledFor, minInterval, maxInterval, notificationPhone },
+    value: {
+      type,
+      mediaType,
+      scheduledFor,
+      minInterval,
+      maxInterval,
+      notificationPhone,
+      sendingWindow,
+      longPause,
+    },
     errors,
   };
+}
+
+function checkLongPause(input: CampaignInput, errors: FieldErrors): LongPause | null {
+  const { longPauseEvery: every, longPauseSeconds: seconds } = input;
+  if (every === undefined && seconds === undefined) {
+    return null;
+  }
+  if (every === undefined || seconds === undefined) {
+    errors.push([
+      every === undefined ? 'longPauseEvery' : 'longPauseSeconds',
+      'é obrigatório junto com ' + (every === undefined ? 'longPauseSeconds' : 'longPauseEvery'),
+    ]);
+    return null;
+  }
+  const [minSeconds, maxSeconds] = seconds;
+  if (minSeconds > maxSeconds) {
+    errors.push(['longPauseSeconds', 'o mínimo não pode ser maior que o máximo']);
+    return null;
+  }
+  return { every, minSeconds, maxSeconds };
 }
 
 function checkMedia(input: CampaignInput, errors: FieldErrors): CampaignMediaType | null {

@@ -4,7 +4,7 @@ import type {
   CampaignCounters,
   ContactToSend,
   DispatchCampaign,
-} from '../infrastructure/dispatch.repository';
+} from './ports/dispatch.repository';
 
 /**
  * Other modules' part in a send, inside the engine's own transaction: automations keep their

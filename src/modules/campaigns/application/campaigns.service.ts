@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CompanySession } from '../../../common/auth/company-session';
+import { CompanySession } from '../../../common/session/company-session';
 import {
   InvalidInputError,
   RateLimitedError,
@@ -9,7 +9,7 @@ import {
 import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
-import { CompanySettingsService } from '../../companies/application/company-settings.service';
+import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import {
   GatewayConfigsService,
   GatewayConfigSummary,
@@ -19,12 +19,12 @@ import {
   GatewayTarget,
   MessagingGateway,
 } from '../../gateway/domain/messaging-gateway';
-import { OutboxWriter } from '../../outbox/infrastructure/outbox.writer';
+import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import { startedEvent } from '../domain/campaign-events';
 import { Campaign } from '../domain/campaign.entity';
 import { GatewayCheckFailedError, NoValidContactsError } from '../domain/campaign.errors';
 import type { CampaignStatus } from '../domain/campaign-status';
-import { CampaignContactRow, CampaignsRepository } from '../infrastructure/campaigns.repository';
+import { CampaignContactRow, CampaignsRepository } from './ports/campaigns.repository';
 import { CampaignInput, checkCampaignInput, prepareContacts } from './campaign-input';
 import { CampaignMediaCheck } from './campaign-media.check';
 import { ContactVariablesProvider } from './contact-variables.provider';
@@ -121,6 +121,8 @@ export class CampaignsService {
         minInterval: checked.minInterval,
         maxInterval: checked.maxInterval,
         notificationPhone: checked.notificationPhone,
+        sendingWindow: checked.sendingWindow,
+        longPause: checked.longPause,
       },
       now,
     );

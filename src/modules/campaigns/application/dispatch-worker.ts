@@ -1,15 +1,23 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
 import { HealthRegistry } from '../../../common/health/health-registry';
+import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
-import { OutboxWriter } from '../../outbox/infrastructure/outbox.writer';
+import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
+import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
 import { startedEvent } from '../domain/campaign-events';
-import { DISPATCH_CHANNEL } from '../infrastructure/dispatch-channel';
-import { DispatchRepository } from '../infrastructure/dispatch.repository';
+import { DISPATCH_CHANNEL } from './ports/dispatch-channel';
+import { DispatchRepository } from './ports/dispatch.repository';
 import { CampaignDispatcher } from './campaign-dispatcher';
 
 /** Campaigns one worker sends to at the same time (each one message at a time). */
@@ -24,7 +32,9 @@ const LIVENESS_SWEEP_INTERVAL_MS = 1_000;
  * resumed on any instance), otherwise sleeps until the next campaign is due.
  */
 @Injectable()
-export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DispatchWorker
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(DispatchWorker.name);
   private readonly loop = new WorkLoop('campaign-dispatch', () => this.step(), { idleMs: IDLE_MS });
   private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
@@ -44,10 +54,14 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly liveness: WorkerLiveness,
+    private readonly metrics: Metrics,
+    private readonly pacing: InstancePacing,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.health.register('queue', () => this.healthProbe());
+    this.metrics.reportCampaignsInFlight(() => this.inFlight.size);
+    this.metrics.reportQueueDepth('campaigns', () => this.repository.countDue(QUEUE_DEPTH_CAP));
     if (this.config.runsWorkers) {
       // Held before the first claim, so that no other worker mistakes this one for dead.
       await this.liveness.start();
@@ -57,8 +71,18 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The first stop hook of every module: no new claims, and no next message under a lease. */
+  onModuleDestroy(): void {
     this.dispatcher.stop();
+    void this.loopRunner.stop();
+  }
+
+  /**
+   * While the database and this worker's liveness lock are still there: the sends in flight
+   * end, record their outcomes and give their leases back, so that another worker goes on at
+   * once instead of doubting a contact left SENDING.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.loopRunner.stop();
     await Promise.allSettled([...this.inFlight.values()]);
   }
@@ -81,9 +105,10 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
       this.config.dispatchLeaseSeconds,
       [...this.inFlight.keys()],
     );
-    for (const { id, takenOver, companyActive } of claims) {
+    for (const claim of claims) {
+      const { id } = claim;
       const work: Promise<void> = this.dispatcher
-        .sendNext(id, takenOver || !companyActive)
+        .sendNext(claim)
         .catch((error: unknown) =>
           this.logger.error({ campaignId: id, err: error }, 'Dispatch step failed'),
         )
@@ -110,6 +135,7 @@ export class DispatchWorker implements OnApplicationBootstrap, OnApplicationShut
     }
     this.lastLivenessSweep = now;
     const expired = await this.repository.expireLeasesOfGoneWorkers(this.dispatcher.workerId);
+    await this.pacing.releaseHoldsOfGoneWorkers();
     if (expired > 0) {
       this.logger.warn({ campaigns: expired }, 'Taking over the campaigns of a worker that died');
     }

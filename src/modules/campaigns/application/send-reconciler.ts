@@ -1,13 +1,17 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import { Metrics } from '../../../common/metrics/metrics';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { MessagingGateway, StoredSentMessage } from '../../gateway/domain/messaging-gateway';
 import { candidateJids } from '../domain/whatsapp-jid';
-import {
-  ReconciliationRepository,
-  UncertainContact,
-} from '../infrastructure/reconciliation.repository';
+import { ReconciliationRepository, UncertainContact } from './ports/reconciliation.repository';
 import { CampaignGatewayTargets } from './campaign-gateway-targets';
 
 export const UNKNOWN_OUTCOME_REASON =
@@ -23,7 +27,9 @@ const CLOCK_SLACK_MS = 5_000;
  * (RECONCILE_DELAYS_MS): FAILED with an unknown outcome, counted apart. Never a second send.
  */
 @Injectable()
-export class SendReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SendReconciler
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(SendReconciler.name);
   private readonly loop = new WorkLoop('send-reconciliation', () => this.step(), {
     idleMs: 1_000,
@@ -35,13 +41,20 @@ export class SendReconciler implements OnApplicationBootstrap, OnApplicationShut
     private readonly gateway: MessagingGateway,
     private readonly targets: CampaignGatewayTargets,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.loopRunner.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The first stop hook of every module: no loop claims anything from here on. */
+  onModuleDestroy(): void {
+    void this.loopRunner.stop();
+  }
+
+  /** While the database is still open: the step in progress ends and records its work. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.loopRunner.stop();
   }
 
@@ -54,7 +67,9 @@ export class SendReconciler implements OnApplicationBootstrap, OnApplicationShut
   private async reconcile(contact: UncertainContact): Promise<void> {
     const found = await this.lookUp(contact);
     if (found) {
-      await this.repository.resolveAsSent(contact, found.messageId, found.sentAt);
+      if (await this.repository.resolveAsSent(contact, found.messageId, found.sentAt)) {
+        this.metrics.countMessages('sent', 'reconciled');
+      }
       this.logger.log({ contactId: contact.id }, 'Uncertain send found in the gateway: SENT');
       return;
     }
@@ -64,7 +79,9 @@ export class SendReconciler implements OnApplicationBootstrap, OnApplicationShut
       await this.repository.lookAgain(contact, delays[nextLook]);
       return;
     }
-    await this.repository.writeOff(contact, UNKNOWN_OUTCOME_REASON);
+    if (await this.repository.writeOff(contact, UNKNOWN_OUTCOME_REASON)) {
+      this.metrics.countMessages('failed', 'unknown_outcome');
+    }
     this.logger.warn({ contactId: contact.id }, 'Uncertain send never found: FAILED as unknown');
   }
 

@@ -1,9 +1,15 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
-import { DispatchRepository } from '../infrastructure/dispatch.repository';
+import { DispatchRepository } from './ports/dispatch.repository';
 
 /** Sent contacts copied per transaction. */
 export const SYSTEM_CONTACTS_BATCH = 1_000;
@@ -17,7 +23,9 @@ const POLL_MS = 1_000;
  * between sending and copying only delays the copy.
  */
 @Injectable()
-export class SystemContactsFeed implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SystemContactsFeed
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(SystemContactsFeed.name);
   private readonly loop = new WorkLoop('system-contacts', () => this.step(), { idleMs: POLL_MS });
   private readonly loopRunner = new WorkLoopRunner(this.loop, this.config);
@@ -32,7 +40,13 @@ export class SystemContactsFeed implements OnApplicationBootstrap, OnApplication
     await this.loopRunner.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The first stop hook of every module: no loop claims anything from here on. */
+  onModuleDestroy(): void {
+    void this.loopRunner.stop();
+  }
+
+  /** While the database is still open: the step in progress ends and records its work. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.loopRunner.stop();
   }
 

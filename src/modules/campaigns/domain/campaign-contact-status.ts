@@ -1,3 +1,5 @@
+import { TransitionTable } from '../../../common/state/transition-table';
+
 /**
  * The life of one campaign contact. SENDING is committed before the gateway is called, so a
  * message is never sent twice; UNCERTAIN is a send whose outcome the gateway did not prove
@@ -39,9 +41,14 @@ export const CAMPAIGN_CONTACT_TRANSITIONS: Record<
   writeOff: { UNCERTAIN: 'FAILED' },
 };
 
+export const CAMPAIGN_CONTACT_LIFECYCLE = new TransitionTable<
+  CampaignContactStatus,
+  CampaignContactAction
+>('CAMPAIGN_CONTACT', CAMPAIGN_CONTACT_TRANSITIONS);
+
 /** The statuses `action` may start from, for the engine's set-based SQL guards. */
 export function contactStatusesAllowing(action: CampaignContactAction): CampaignContactStatus[] {
-  return Object.keys(CAMPAIGN_CONTACT_TRANSITIONS[action]) as CampaignContactStatus[];
+  return CAMPAIGN_CONTACT_LIFECYCLE.statusesAllowing(action);
 }
 
 /** Statuses that keep a campaign from completing: something may still be sent or resolved. */

@@ -1,8 +1,9 @@
-import type { OutgoingMessage } from '../../gateway/domain/messaging-gateway';
+import type { OutgoingMessage } from '../../../common/messaging/outgoing-message';
 import type { CampaignMediaType, PollDefinition } from './campaign.entity';
 import { CampaignType } from './campaign-status';
 import { documentFileName, mimeTypeFor } from './media-kind';
 import { renderMessage } from './message-template';
+import { drawVariants } from './message-variants';
 
 export interface CampaignContent {
   type: CampaignType;
@@ -15,18 +16,29 @@ export interface CampaignContent {
 }
 
 /**
+ * The seed of a contact's variants: the same campaign and phone draw the same text, so a
+ * send that is tried again, or looked at again, says what was sent.
+ */
+export function variantSeed(campaignId: number | string, phoneNumber: string): string {
+  return `campaign:${campaignId}:${phoneNumber}`;
+}
+
+/**
  * What one contact receives, in order. A MEDIA campaign sends one media message whose
  * caption is `caption` or the rendered message; audio has no caption, so the rendered
- * message follows it as text (docs/API-RULES.md §4).
+ * message follows it as text (docs/API-RULES.md §4). The message, the caption and the poll
+ * question each draw their variants from `seed` before their variables are filled, so a
+ * value with `|` or braces is never read as variants; poll options are sent as written.
  */
 export function messagesForContact(
   content: CampaignContent,
   contact: { name: string },
-  recordValues: Record<string, string> = {},
+  recordValues: Record<string, string>,
+  seed: string,
 ): OutgoingMessage[] {
-  const text = content.messageContent
-    ? renderMessage(content.messageContent, contact, recordValues)
-    : '';
+  const render = (template: string, field: string): string =>
+    renderMessage(drawVariants(template, `${seed}:${field}`), contact, recordValues);
+  const text = content.messageContent ? render(content.messageContent, 'message') : '';
   switch (content.type) {
     case 'TEXT':
       return [{ kind: 'text', text }];
@@ -35,29 +47,32 @@ export function messagesForContact(
       return [
         {
           kind: 'poll',
-          name: renderMessage(poll.name, contact, recordValues),
+          name: render(poll.name, 'poll'),
           options: poll.options,
           selectableCount: poll.selectableCount,
         },
       ];
     }
     case 'MEDIA':
-      return mediaMessages(content, text, contact, recordValues);
+      return mediaMessages(
+        content,
+        text,
+        content.caption ? render(content.caption, 'caption') : null,
+      );
   }
 }
 
 function mediaMessages(
   content: CampaignContent,
   text: string,
-  contact: { name: string },
-  recordValues: Record<string, string>,
+  renderedCaption: string | null,
 ): OutgoingMessage[] {
   const media = content.mediaUrl as string;
   if (content.mediaType === 'audio') {
     const audio: OutgoingMessage[] = [{ kind: 'audio', audio: media }];
     return text.trim() ? [...audio, { kind: 'text', text }] : audio;
   }
-  const caption = content.caption ? renderMessage(content.caption, contact, recordValues) : text;
+  const caption = renderedCaption ?? text;
   const mediaType = content.mediaType ?? 'document';
   const mimeType = mimeTypeFor(media, content.fileName);
   const fileName =
@@ -94,4 +109,28 @@ export function isBlankMessage(message: OutgoingMessage | undefined): boolean {
     case 'audio':
       return false;
   }
+}
+
+/**
+ * The text a contact was sent, as `sentText` shows it: the first text, caption or poll
+ * question among the messages (after a voice note, the text that follows it); null when none
+ * carries one.
+ */
+export function sentTextOf(messages: readonly OutgoingMessage[]): string | null {
+  for (const message of messages) {
+    switch (message.kind) {
+      case 'text':
+        return message.text;
+      case 'media':
+        if (message.caption !== undefined) {
+          return message.caption;
+        }
+        break;
+      case 'poll':
+        return message.name;
+      case 'audio':
+        break;
+    }
+  }
+  return null;
 }

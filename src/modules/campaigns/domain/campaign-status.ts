@@ -1,3 +1,5 @@
+import { TransitionTable } from '../../../common/state/transition-table';
+
 export const CAMPAIGN_STATUSES = [
   'DRAFT',
   'SCHEDULED',
@@ -30,14 +32,19 @@ export const CAMPAIGN_TRANSITIONS: Record<
   fail: { ACTIVE: 'FAILED', PAUSED: 'FAILED' },
 };
 
+export const CAMPAIGN_LIFECYCLE = new TransitionTable<CampaignStatus, CampaignAction>(
+  'CAMPAIGN',
+  CAMPAIGN_TRANSITIONS,
+);
+
 export function nextCampaignStatus(
   from: CampaignStatus,
   action: CampaignAction,
 ): CampaignStatus | undefined {
-  return CAMPAIGN_TRANSITIONS[action][from];
+  return CAMPAIGN_LIFECYCLE.next(from, action);
 }
 
 /** The statuses an action may start from, for the engine's set-based SQL guards. */
 export function statusesAllowing(action: CampaignAction): CampaignStatus[] {
-  return Object.keys(CAMPAIGN_TRANSITIONS[action]) as CampaignStatus[];
+  return CAMPAIGN_LIFECYCLE.statusesAllowing(action);
 }

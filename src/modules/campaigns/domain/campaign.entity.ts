@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import {
   CampaignAction,
   CampaignStatus,
@@ -6,6 +6,8 @@ import {
   nextCampaignStatus,
 } from './campaign-status';
 import { CampaignTransitionNotAllowedError } from './campaign.errors';
+import type { SendingWindow } from '../../../common/time/sending-window';
+import { SqlOwnedColumn } from '../../../common/persistence/sql-owned-column';
 
 export type CampaignMediaType = 'image' | 'video' | 'audio' | 'document';
 
@@ -34,17 +36,44 @@ export interface NewCampaign {
   minInterval: number;
   maxInterval: number;
   notificationPhone: string | null;
+  sendingWindow: SendingWindow | null;
+  longPause: { every: number; minSeconds: number; maxSeconds: number } | null;
 }
 
+/**
+ * Why an ACTIVE campaign is not sending now, when it is the engine's rules and not its own
+ * pause: outside its sending window, its instance's figure of the day reached, or a long pause.
+ */
+export type WaitingReason = 'OUTSIDE_WINDOW' | 'DAILY_LIMIT' | 'LONG_PAUSE';
+
 @Entity({ name: 'campaigns' })
+@Index('campaigns_gateway_config_idx', ['gatewayConfigId'])
+// Descending and partial indexes TypeORM cannot describe: the migrations define them.
+@Index('campaigns_company_created_idx', { synchronize: false })
+@Index('campaigns_company_status_created_idx', { synchronize: false })
+@Index('campaigns_due_idx', { synchronize: false })
+@Index('campaigns_scheduled_idx', { synchronize: false })
+@Index('campaigns_automation_run_idx', { synchronize: false })
+@Check(
+  'campaigns_status_check',
+  "status IN ('DRAFT','SCHEDULED','ACTIVE','PAUSED','COMPLETED','CANCELLED','FAILED')",
+)
+@Check('campaigns_type_check', "type IN ('TEXT','MEDIA','POLL')")
+@Check('campaigns_interval_check', 'min_interval >= 0 AND min_interval <= max_interval')
+@Check(
+  'campaigns_long_pause_check',
+  'long_pause_every > 0 AND long_pause_min >= 0 AND long_pause_min <= long_pause_max',
+)
 export class Campaign {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
-  @Column({ name: 'company_id', type: 'integer' }) companyId!: number;
+  @Column({ name: 'company_id', type: 'integer' })
+  @ForeignKey('companies', { name: 'campaigns_company_id_fkey', onDelete: 'CASCADE' })
+  companyId!: number;
   @Column({ name: 'name', type: 'varchar', length: 100 }) name!: string;
   @Column({ name: 'description', type: 'text', nullable: true }) description!: string | null;
   @Column({ name: 'status', type: 'varchar', length: 20 }) status!: CampaignStatus;
   @Column({ name: 'type', type: 'varchar', length: 10 }) type!: CampaignType;
-  @Column({ name: 'is_test', type: 'boolean' }) isTest!: boolean;
+  @Column({ name: 'is_test', type: 'boolean', default: false }) isTest!: boolean;
   @Column({ name: 'message_content', type: 'text', nullable: true }) messageContent!: string | null;
   @Column({ name: 'media_url', type: 'text', nullable: true }) mediaUrl!: string | null;
   @Column({ name: 'media_type', type: 'varchar', length: 20, nullable: true })
@@ -83,12 +112,47 @@ export class Campaign {
   @Column({ name: 'read_contacts', type: 'integer', default: 0 }) readContacts!: number;
   /** People who answered this campaign's message with an opt-out word. */
   @Column({ name: 'opted_out_contacts', type: 'integer', default: 0 }) optedOutContacts!: number;
-  @Column({ name: 'total_contacts', type: 'integer' }) totalContacts!: number;
-  @Column({ name: 'sent_contacts', type: 'integer' }) sentContacts!: number;
-  @Column({ name: 'failed_contacts', type: 'integer' }) failedContacts!: number;
-  @Column({ name: 'blocked_contacts_removed', type: 'integer' }) blockedContactsRemoved!: number;
-  @Column({ name: 'progress_step', type: 'integer' }) progressStep!: number;
+  @Column({ name: 'total_contacts', type: 'integer', default: 0 }) totalContacts!: number;
+  @Column({ name: 'sent_contacts', type: 'integer', default: 0 }) sentContacts!: number;
+  @Column({ name: 'failed_contacts', type: 'integer', default: 0 }) failedContacts!: number;
+  @Column({ name: 'blocked_contacts_removed', type: 'integer', default: 0 })
+  blockedContactsRemoved!: number;
+  @Column({ name: 'progress_step', type: 'integer', default: 0 }) progressStep!: number;
   @Column({ name: 'next_send_at', type: 'timestamptz', nullable: true }) nextSendAt!: Date | null;
+  /** The engine's lease and disconnection clock: only its SQL writes them, so saves never touch them. */
+  @SqlOwnedColumn('locked_until', 'timestamptz')
+  readonly lockedUntil?: Date | null;
+  @SqlOwnedColumn('locked_by', 'varchar', 100)
+  readonly lockedBy?: string | null;
+  @SqlOwnedColumn('disconnected_since', 'timestamptz')
+  readonly disconnectedSince?: Date | null;
+  /** Null: the company's default window, or always. */
+  @Column({ name: 'sending_window', type: 'jsonb', nullable: true })
+  sendingWindow!: SendingWindow | null;
+  @Column({ name: 'long_pause_every', type: 'integer', nullable: true })
+  longPauseEvery!: number | null;
+  @Column({ name: 'long_pause_min', type: 'integer', nullable: true }) longPauseMin!: number | null;
+  @Column({ name: 'long_pause_max', type: 'integer', nullable: true }) longPauseMax!: number | null;
+  /** Written by the engine's SQL only; read for responses. */
+  @Column({
+    name: 'waiting_reason',
+    type: 'varchar',
+    length: 20,
+    nullable: true,
+    insert: false,
+    update: false,
+  })
+  waitingReason!: WaitingReason | null;
+  /** When the campaign last had its instance's turn (round robin); the engine's own. */
+  @Column({
+    name: 'last_turn_at',
+    type: 'timestamptz',
+    nullable: true,
+    insert: false,
+    update: false,
+    select: false,
+  })
+  lastTurnAt!: Date | null;
   /** Set when the campaign carries one run of an automation; such campaigns stay out of the campaign API. */
   @Column({ name: 'automation_run_id', type: 'bigint', nullable: true }) automationRunId!:
     string | null;
@@ -118,6 +182,11 @@ export class Campaign {
       minInterval: props.minInterval,
       maxInterval: props.maxInterval,
       notificationPhone: props.notificationPhone,
+      sendingWindow: props.sendingWindow,
+      longPauseEvery: props.longPause?.every ?? null,
+      longPauseMin: props.longPause?.minSeconds ?? null,
+      longPauseMax: props.longPause?.maxSeconds ?? null,
+      waitingReason: null,
       scheduledFor: props.scheduledFor,
       startedAt: null,
       pausedAt: null,

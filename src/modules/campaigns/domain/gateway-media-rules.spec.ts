@@ -48,5 +48,7 @@ describe('gateway media rules', () => {
     expect(canRenderBlank(' {PrimeiroNome} {cidade} ')).toBe(true);
     expect(canRenderBlank('Olá {PrimeiroNome}')).toBe(false);
     expect(canRenderBlank(null)).toBe(false);
+    expect(canRenderBlank('{Olá|Oi} {PrimeiroNome}')).toBe(false);
+    expect(canRenderBlank('{Olá|} {PrimeiroNome}')).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { isURL } from 'class-validator';
+import { canDrawBlank } from './message-variants';
 
 /** The largest data-URI media accepted, decoded (WhatsApp's own limit for most media is 16 MB). */
 export const MAX_DATA_URI_BYTES = 16 * 1024 * 1024;
@@ -53,10 +54,11 @@ export function describeDataUri(value: string): string {
 
 /**
  * Whether a template renders blank for some contact: everything in it is a variable
- * ({PrimeiroNome}, a record column) that a contact may lack.
+ * ({PrimeiroNome}, a record column) that a contact may lack, or a group of variants that may
+ * draw one (`{Oi|}`, `{Oi|{PrimeiroNome}}`).
  */
 export function canRenderBlank(template: string | null | undefined): boolean {
-  return !!template && template.replace(/\{[^{}]*\}/g, '').trim() === '';
+  return !!template && canDrawBlank(template);
 }
 
 /** Creation warnings for templates that render blank for a contact without their variables. */
@@ -74,6 +76,6 @@ export function blankTemplateWarnings(input: {
     .filter(([, template]) => canRenderBlank(template))
     .map(
       ([field]) =>
-        `${field} só tem variáveis: fica em branco para contatos sem esses dados, e esses contatos falham sem envio`,
+        `${field} só tem variáveis ou variantes vazias: pode ficar em branco para alguns contatos, e esses contatos falham sem envio`,
     );
 }

@@ -1,31 +1,21 @@
-import { DISPATCH_CHANNEL } from './dispatch-channel';
+import { statusesAllowing } from '../domain/campaign-status';
+import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { ResourceNotFoundError, TenantRepository } from '../../../common/tenancy/owned-resource';
 import { Campaign } from '../domain/campaign.entity';
 import type { CampaignStatus } from '../domain/campaign-status';
-import type { CampaignContactStatus } from '../domain/campaign-contact-status';
+import { CampaignContactRow, CampaignsRepository } from '../application/ports/campaigns.repository';
+import { queryRows } from '../../../database/query-rows';
 
 export const CAMPAIGN_KIND = { code: 'CAMPAIGN', notFoundMessage: 'Campanha não encontrada' };
 
-export interface CampaignContactRow {
-  id: string;
-  phoneNumber: string;
-  name: string;
-  status: CampaignContactStatus;
-  sentAt: Date | null;
-  failedAt: Date | null;
-  failureReason: string | null;
-  retryCount: number;
-  deliveredAt: Date | null;
-  readAt: Date | null;
-  playedAt: Date | null;
-  deliveryError: string | null;
-}
-
 @Injectable()
-export class CampaignsRepository extends TenantRepository<Campaign> {
+export class PgCampaignsRepository
+  extends TenantRepository<Campaign>
+  implements CampaignsRepository
+{
   constructor(@InjectRepository(Campaign) repository: Repository<Campaign>) {
     super(repository, CAMPAIGN_KIND);
   }
@@ -108,6 +98,25 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     return rows.length > 0;
   }
 
+  async activeSendersOf(
+    companyId: number,
+    gatewayConfigId: number,
+  ): Promise<{ campaigns: number; automationRuns: number; shortestPauseSeconds: number | null }> {
+    const rows = await queryRows<{
+      campaigns: number;
+      automationRuns: number;
+      shortestPauseSeconds: number | null;
+    }>(
+      this.repository.manager,
+      `SELECT count(*) FILTER (WHERE automation_run_id IS NULL)::int AS campaigns,
+              count(*) FILTER (WHERE automation_run_id IS NOT NULL)::int AS "automationRuns",
+              min(min_interval) AS "shortestPauseSeconds"
+         FROM campaigns WHERE company_id = $1 AND gateway_config_id = $2 AND status = 'ACTIVE'`,
+      [companyId, gatewayConfigId],
+    );
+    return rows[0];
+  }
+
   /**
    * Inserts the contacts in one statement, leaving out numbers on the company's active block
    * list (one anti-join) when `applyBlockList`. Returns how many were inserted.
@@ -164,7 +173,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
         `SELECT id, phone_number AS "phoneNumber", name, status, sent_at AS "sentAt", failed_at AS "failedAt",
                 failure_reason AS "failureReason", retry_count AS "retryCount",
                 delivered_at AS "deliveredAt", read_at AS "readAt", played_at AS "playedAt",
-                delivery_error AS "deliveryError"
+                delivery_error AS "deliveryError", sent_text AS "sentText"
            FROM campaign_contacts WHERE campaign_id = $1 AND company_id = $4
           ORDER BY id LIMIT $2 OFFSET $3`,
         [campaignId, size, page * size, companyId],
@@ -181,4 +190,33 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
   async announce(manager: EntityManager): Promise<void> {
     await manager.query(`SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
   }
+
+  async discard(manager: EntityManager, campaignId: number): Promise<void> {
+    await manager.query(`DELETE FROM campaigns WHERE id = $1`, [campaignId]);
+  }
+
+  lockSendingForRuns(manager: EntityManager, runIds: string[]): Promise<Campaign[]> {
+    return manager
+      .getRepository(Campaign)
+      .createQueryBuilder('campaign')
+      .setLock('pessimistic_write')
+      .where('campaign.automation_run_id = ANY(:runIds)', { runIds })
+      .andWhere('campaign.status IN (:...statuses)', { statuses: statusesAllowing('cancel') })
+      .getMany();
+  }
+
+  contactsInsertSql(source: string, campaignIdParam: string, companyIdParam: string): string {
+    return campaignContactsInsertSql(source, campaignIdParam, companyIdParam);
+  }
+}
+
+/** See CampaignsRepository.contactsInsertSql. */
+export function campaignContactsInsertSql(
+  source: string,
+  campaignIdParam: string,
+  companyIdParam: string,
+): string {
+  return `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name)
+      SELECT ${campaignIdParam}, ${companyIdParam}, phone, left(name, 100) FROM ${source} ORDER BY id
+      RETURNING 1`;
 }

@@ -1,15 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
-
-/** One receipt: the gateway's message key id, how far the message got, and when. */
-export interface Receipt {
-  companyId: number;
-  keyId: string;
-  /** 0 error, 2 server ack, 3 delivered, 4 read, 5 played (see receiptRank). */
-  rank: number;
-  at: Date;
-}
+import {
+  DeliveryReceiptsRepository,
+  Receipt,
+} from '../application/ports/delivery-receipts.repository';
 
 /**
  * Receipts, set-based: a batch of messages.update events is one statement that moves each
@@ -17,7 +12,7 @@ export interface Receipt {
  * counts, per campaign, the contacts that became delivered or read in it.
  */
 @Injectable()
-export class DeliveryReceiptsRepository {
+export class PgDeliveryReceiptsRepository implements DeliveryReceiptsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Applies the receipts; returns the key ids that matched a contact (others may come early). */

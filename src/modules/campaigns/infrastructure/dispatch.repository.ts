@@ -1,57 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import type { SentContact } from '../../user-databases/application/system-contacts.recorder';
+import type { SentContact } from '../application/ports/dispatch.repository';
 import { queryPrepared, queryRows } from '../../../database/query-rows';
 import { DataSource, EntityManager } from 'typeorm';
 import { holderIsGoneSql } from '../../../common/work/worker-liveness';
-import { statusesAllowing } from '../domain/campaign-status';
+import { statusLiteral } from '../../../common/state/transition-table';
+import { CAMPAIGN_LIFECYCLE, statusesAllowing } from '../domain/campaign-status';
 import {
+  CAMPAIGN_CONTACT_LIFECYCLE,
   contactStatusesAllowing,
   UNFINISHED_CONTACT_STATUSES,
 } from '../domain/campaign-contact-status';
-import type { CampaignMediaType, PollDefinition } from '../domain/campaign.entity';
-import type { CampaignType } from '../domain/campaign-status';
-
-/** The campaign as the engine needs it for one send. */
-export interface DispatchCampaign {
-  id: number;
-  companyId: number;
-  status: string;
-  type: CampaignType;
-  messageContent: string | null;
-  mediaUrl: string | null;
-  mediaType: CampaignMediaType | null;
-  fileName: string | null;
-  caption: string | null;
-  pollData: PollDefinition | null;
-  gatewayConfigId: number;
-  databaseConfigId: number | null;
-  minInterval: number;
-  maxInterval: number;
-  notificationPhone: string | null;
-  name: string;
-  totalContacts: number;
-  sentContacts: number;
-  failedContacts: number;
-  progressStep: number;
-  startedAt: Date | null;
-  disconnectedSince: Date | null;
-  lockedBy: string | null;
-  automationRunId: string | null;
-  /**
-   * The company may send (false once an admin deactivated it). Read under the campaign's row
-   * lock and at claim time; the one-statement send path leaves it out.
-   */
-  companyActive?: boolean;
-}
-
-export interface ContactToSend {
-  id: string;
-  phoneNumber: string;
-  name: string;
-  attempts: number;
-  /** On the company's block list now (blocked after the campaign was created). */
-  blocked: boolean;
-}
+import type { WaitingReason } from '../domain/campaign.entity';
+import {
+  CampaignCounters,
+  ClaimedCampaign,
+  ContactToSend,
+  DispatchCampaign,
+  DispatchRepository,
+  Pauses,
+  Requeue,
+  RequeueResult,
+} from '../application/ports/dispatch.repository';
 
 interface TakenContactColumns {
   contactId: string | null;
@@ -61,38 +30,6 @@ interface TakenContactColumns {
   contactBlocked: boolean;
 }
 
-export interface CampaignCounters {
-  totalContacts: number;
-  sentContacts: number;
-  failedContacts: number;
-  progressStep: number;
-  status: string;
-  deliveredContacts: number;
-  readContacts: number;
-}
-
-/** How a contact goes back to PENDING, and what that says about the campaign. */
-export interface Requeue {
-  /** The contact's next attempt, from now. */
-  retryInMs: number;
-  /** False when the attempt never reached WhatsApp's side of things (instance down, our error). */
-  countAttempt: boolean;
-  /** The campaign's next send, from now. */
-  nextSendInMs: number;
-  cause: 'gateway' | 'disconnected' | 'internal';
-}
-
-export interface RequeueResult {
-  /** This worker still held the lease (and gave it back). */
-  leaseHeld: boolean;
-  /** How long the instance has been disconnected, by the database clock (0 when connected). */
-  disconnectedForMs: number;
-  /** Since when (one incident, one notice); null when connected. */
-  disconnectedSince: Date | null;
-  /** Our own errors in a row, this one included (0 unless cause is internal). */
-  internalErrorStreak: number;
-}
-
 const CAMPAIGN_COLUMNS = `
   id, company_id AS "companyId", status, type, message_content AS "messageContent", media_url AS "mediaUrl",
   media_type AS "mediaType", file_name AS "fileName", caption, poll_data AS "pollData",
@@ -100,7 +37,9 @@ const CAMPAIGN_COLUMNS = `
   min_interval AS "minInterval", max_interval AS "maxInterval", notification_phone AS "notificationPhone",
   name, total_contacts AS "totalContacts", sent_contacts AS "sentContacts", failed_contacts AS "failedContacts",
   progress_step AS "progressStep", started_at AS "startedAt", disconnected_since AS "disconnectedSince",
-  locked_by AS "lockedBy", automation_run_id AS "automationRunId"`;
+  locked_by AS "lockedBy", automation_run_id AS "automationRunId",
+  long_pause_every AS "longPauseEvery", long_pause_min AS "longPauseMin", long_pause_max AS "longPauseMax",
+  greatest(0, extract(epoch FROM now() - next_send_at))::float AS "sendLagSeconds"`;
 
 const COMPANY_ACTIVE = `(SELECT is_active FROM companies WHERE companies.id = campaigns.company_id)`;
 
@@ -109,21 +48,45 @@ const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "se
   delivered_contacts AS "deliveredContacts", read_contacts AS "readContacts"`;
 
 /**
- * Contact statuses each transition starts from, written into the SQL as literals (they come
- * from the transition table, never from input) so that the planner can use the partial
- * indexes on status, which a bound array parameter would hide from it.
+ * Each contact move as the transition table has it, written into the SQL as literals (they
+ * come from the table, never from input): the statement texts stay constant for the prepared
+ * statements, and the planner can use the partial indexes on status, which a bound array
+ * parameter would hide from it.
  */
+const MOVE = {
+  take: CAMPAIGN_CONTACT_LIFECYCLE.sql('take'),
+  deliver: CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver'),
+  fail: CAMPAIGN_CONTACT_LIFECYCLE.sql('fail'),
+  requeue: CAMPAIGN_CONTACT_LIFECYCLE.sql('requeue'),
+  doubt: CAMPAIGN_CONTACT_LIFECYCLE.sql('doubt'),
+};
 const FROM = {
-  take: statusLiterals(contactStatusesAllowing('take')),
-  deliver: statusLiterals(contactStatusesAllowing('deliver')),
-  fail: statusLiterals(contactStatusesAllowing('fail')),
-  requeue: statusLiterals(contactStatusesAllowing('requeue')),
-  doubt: statusLiterals(contactStatusesAllowing('doubt')),
-  unfinished: statusLiterals(UNFINISHED_CONTACT_STATUSES),
+  take: MOVE.take.from,
+  deliver: MOVE.deliver.from,
+  fail: MOVE.fail.from,
+  requeue: MOVE.requeue.from,
+  doubt: MOVE.doubt.from,
+  unfinished: UNFINISHED_CONTACT_STATUSES.map(statusLiteral).join(', '),
+};
+/** The campaign moves the engine makes in SQL (the entity makes the others). */
+const CAMPAIGN_MOVE = {
+  start: CAMPAIGN_LIFECYCLE.sql('start'),
+  complete: CAMPAIGN_LIFECYCLE.sql('complete'),
+  fail: CAMPAIGN_LIFECYCLE.sql('fail'),
+  pause: CAMPAIGN_LIFECYCLE.sql('pause'),
 };
 
-function statusLiterals(statuses: readonly string[]): string {
-  return statuses.map((status) => `'${status.replace(/[^A-Z_]/g, '')}'`).join(', ');
+/**
+ * After a message of campaign $1's gateway instance, each other ACTIVE campaign of the instance
+ * waits a pause of its own, drawn in its [min, max]: the instance is quiet that long before that
+ * campaign sends, and the claim's due scan stays small. `runs` says when it applies.
+ */
+function instanceSiblingsWait(runs: string): string {
+  return `UPDATE campaigns s
+             SET next_send_at = greatest(s.next_send_at, now() + make_interval(
+                   secs => s.min_interval + random() * (s.max_interval - s.min_interval)))
+           WHERE ${runs} AND s.status = 'ACTIVE' AND s.id <> $1
+             AND s.gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = $1)`;
 }
 
 /** Whether the contact row `c` is on its company's active block list, when the company uses one. */
@@ -140,7 +103,7 @@ const CONTACT_IS_BLOCKED = `EXISTS (SELECT 1 FROM blocked_contacts b JOIN compan
  * times come from the database clock.
  */
 @Injectable()
-export class DispatchRepository {
+export class PgDispatchRepository implements DispatchRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
@@ -151,7 +114,7 @@ export class DispatchRepository {
   async startDueScheduled(manager: EntityManager, limit: number): Promise<DispatchCampaign[]> {
     return queryRows(
       manager,
-      `UPDATE campaigns SET status = 'ACTIVE', started_at = now(), next_send_at = now(), updated_at = now()
+      `UPDATE campaigns SET status = ${CAMPAIGN_MOVE.start.to}, started_at = now(), next_send_at = now(), updated_at = now()
         WHERE id IN (SELECT id FROM campaigns
                       WHERE status = ANY($1) AND scheduled_for <= now()
                       ORDER BY scheduled_for LIMIT $2 FOR UPDATE SKIP LOCKED)
@@ -171,22 +134,48 @@ export class DispatchRepository {
     limit: number,
     leaseSeconds: number,
     inFlight: readonly number[],
-  ): Promise<Array<{ id: number; takenOver: boolean; companyActive: boolean }>> {
+  ): Promise<ClaimedCampaign[]> {
     if (limit <= 0) {
       return [];
     }
-    return queryRows<{ id: number; takenOver: boolean; companyActive: boolean }>(
+    // One campaign per instance, whose turn was longest ago; instances a sender holds, or that
+    // sent less than the campaign's pause ago, are left out (instance_pacing, the gateway
+    // module's, is only read).
+    return queryRows<ClaimedCampaign>(
       this.dataSource,
       `UPDATE campaigns c SET locked_by = $1, locked_until = now() + make_interval(secs => $3)
          FROM (SELECT id, locked_by AS previous_holder FROM campaigns
-                WHERE status = 'ACTIVE' AND next_send_at <= now()
+                WHERE id IN (SELECT DISTINCT ON (d.gateway_config_id) d.id FROM campaigns d
+                              WHERE d.status = 'ACTIVE' AND d.next_send_at <= now()
+                                AND (d.locked_until IS NULL OR d.locked_until < now())
+                                AND NOT (d.id = ANY($4::int[]))
+                                AND NOT EXISTS (SELECT 1 FROM instance_pacing p
+                                                 WHERE p.gateway_config_id = d.gateway_config_id
+                                                   AND (p.held_until >= now()
+                                                        OR p.last_message_at + make_interval(secs => d.min_interval) > now()))
+                              ORDER BY d.gateway_config_id, d.last_turn_at NULLS FIRST, d.id)
+                  AND status = 'ACTIVE' AND next_send_at <= now()
                   AND (locked_until IS NULL OR locked_until < now())
-                  AND NOT (id = ANY($4::int[]))
-                ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED) due
-        WHERE c.id = due.id
-        RETURNING c.id, due.previous_holder IS NOT NULL AS "takenOver",
-                  (SELECT is_active FROM companies WHERE companies.id = c.company_id) AS "companyActive"`,
+                ORDER BY next_send_at LIMIT $2 FOR UPDATE SKIP LOCKED) due, companies co
+        WHERE c.id = due.id AND co.id = c.company_id
+        RETURNING c.id, due.previous_holder IS NOT NULL AS "takenOver", co.is_active AS "companyActive",
+                  c.gateway_config_id AS "gatewayConfigId", c.min_interval AS "minInterval",
+                  coalesce(c.sending_window, co.sending_window) AS "sendingWindow"`,
       [workerId, limit, leaseSeconds, inFlight],
+    );
+  }
+
+  async defer(
+    campaignId: number,
+    workerId: string,
+    until: Date,
+    reason: WaitingReason | null,
+  ): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE campaigns SET next_send_at = greatest($3, now()), waiting_reason = $4,
+              locked_by = NULL, locked_until = NULL
+        WHERE id = $1 AND locked_by = $2`,
+      [campaignId, workerId, until, reason],
     );
   }
 
@@ -228,7 +217,7 @@ export class DispatchRepository {
           RETURNING ${CAMPAIGN_COLUMNS}),
        taken AS (
          UPDATE campaign_contacts c
-            SET status = 'SENDING', sending_started_at = now(), retry_count = retry_count + 1
+            SET status = ${MOVE.take.to}, sending_started_at = now(), retry_count = retry_count + 1
           WHERE id = (SELECT id FROM campaign_contacts
                        WHERE campaign_id = $1 AND status IN (${FROM.take})
                          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
@@ -291,7 +280,7 @@ export class DispatchRepository {
     return queryRows<ContactToSend>(
       manager,
       `UPDATE campaign_contacts
-          SET status = 'UNCERTAIN', reconcile_attempts = 0,
+          SET status = ${MOVE.doubt.to}, reconcile_attempts = 0,
               reconcile_at = coalesce(sending_started_at, now()) + make_interval(secs => $2::float / 1000)
         WHERE campaign_id = $1 AND status IN (${FROM.doubt})
         RETURNING id, phone_number AS "phoneNumber", name, retry_count AS attempts, false AS blocked`,
@@ -304,7 +293,7 @@ export class DispatchRepository {
     const rows = await queryRows<ContactToSend>(
       manager,
       `UPDATE campaign_contacts c
-          SET status = 'SENDING', sending_started_at = now(), retry_count = retry_count + 1
+          SET status = ${MOVE.take.to}, sending_started_at = now(), retry_count = retry_count + 1
         WHERE id = (SELECT id FROM campaign_contacts
                      WHERE campaign_id = $1 AND status IN (${FROM.take})
                        AND (next_attempt_at IS NULL OR next_attempt_at <= now())
@@ -339,38 +328,50 @@ export class DispatchRepository {
    * when the send outlived its lease and another worker is reconciling it: it did go out),
    * the sent counter by the rows that moved, and — while `workerId` still holds the lease —
    * the next send time `pauseSeconds` from now by the database clock. The lease stays: the
-   * caller still has the progress events to write, or the next message to send.
+   * caller still has the progress events to write, or the next message to send. `text` is
+   * what the contact was sent (its drawn variants, its variables filled): `sent_text`.
    */
   async recordDelivered(
     campaignId: number,
     workerId: string,
-    contact: { id: string; messageId: string | null },
-    pauseSeconds: number,
+    contact: { id: string; messageId: string | null; text: string | null },
+    pauses: Pauses,
     manager?: EntityManager,
-  ): Promise<CampaignCounters & { leaseHeld: boolean }> {
+  ): Promise<CampaignCounters & { leaseHeld: boolean; contactMoved: boolean; longPause: boolean }> {
+    const longPauseDue = `long_pause_every IS NOT NULL AND (SELECT count(*) FROM sent) > 0
+                          AND (sent_contacts + (SELECT count(*)::int FROM sent)) % long_pause_every = 0`;
     const sql = `WITH sent AS (
-         UPDATE campaign_contacts SET status = 'SENT', sent_at = now(), gateway_message_id = $3,
-                reconcile_at = NULL
+         UPDATE campaign_contacts SET status = ${MOVE.deliver.to}, sent_at = now(), gateway_message_id = $3,
+                reconcile_at = NULL, sent_text = $6
           WHERE id = $2 AND status IN (${FROM.deliver})
-          RETURNING id)
+          RETURNING id),
+       siblings AS (${instanceSiblingsWait('EXISTS (SELECT 1 FROM sent)')})
        UPDATE campaigns
-          SET sent_contacts = sent_contacts + (SELECT count(*)::int FROM sent),
+          SET sent_contacts = sent_contacts + (SELECT count(*)::int FROM sent), last_turn_at = now(),
               next_send_at = CASE WHEN locked_by = $5 AND status = 'ACTIVE'
-                                  THEN now() + make_interval(secs => $4) ELSE next_send_at END,
+                                  THEN now() + make_interval(secs => CASE WHEN ${longPauseDue} THEN $7::float ELSE $4::float END)
+                                  ELSE next_send_at END,
+              waiting_reason = CASE WHEN locked_by = $5 AND ${longPauseDue} THEN 'LONG_PAUSE' END,
               disconnected_since = CASE WHEN locked_by = $5 THEN NULL ELSE disconnected_since END,
               internal_error_streak = CASE WHEN locked_by = $5 THEN 0 ELSE internal_error_streak END,
               updated_at = now()
         WHERE id = $1
-        RETURNING ${COUNTER_COLUMNS}, locked_by IS NOT DISTINCT FROM $5 AS "leaseHeld"`;
-    const values = [campaignId, contact.id, contact.messageId, pauseSeconds, workerId];
+        RETURNING ${COUNTER_COLUMNS}, locked_by IS NOT DISTINCT FROM $5 AS "leaseHeld",
+                  waiting_reason IS NOT DISTINCT FROM 'LONG_PAUSE' AS "longPause",
+                  EXISTS (SELECT 1 FROM sent) AS "contactMoved"`;
+    const values = [
+      campaignId,
+      contact.id,
+      contact.messageId,
+      pauses.pauseSeconds,
+      workerId,
+      contact.text,
+      pauses.longPauseSeconds,
+    ];
+    type Row = CampaignCounters & { leaseHeld: boolean; contactMoved: boolean; longPause: boolean };
     const rows = manager
-      ? await queryRows<CampaignCounters & { leaseHeld: boolean }>(manager, sql, values)
-      : await queryPrepared<CampaignCounters & { leaseHeld: boolean }>(
-          this.dataSource,
-          'dispatch_record_delivered',
-          sql,
-          values,
-        );
+      ? await queryRows<Row>(manager, sql, values)
+      : await queryPrepared<Row>(this.dataSource, 'dispatch_record_delivered', sql, values);
     return rows[0];
   }
 
@@ -380,17 +381,17 @@ export class DispatchRepository {
     campaignId: number,
     contactId: string,
     reason: string,
-  ): Promise<CampaignCounters> {
-    const rows = await queryRows<CampaignCounters>(
+  ): Promise<CampaignCounters & { contactMoved: boolean }> {
+    const rows = await queryRows<CampaignCounters & { contactMoved: boolean }>(
       manager,
       `WITH failed AS (
-         UPDATE campaign_contacts SET status = 'FAILED', failed_at = now(), failure_reason = left($3, 500)
+         UPDATE campaign_contacts SET status = ${MOVE.fail.to}, failed_at = now(), failure_reason = left($3, 500)
           WHERE id = $2 AND status = ANY($4)
           RETURNING id)
        UPDATE campaigns SET failed_contacts = failed_contacts + (SELECT count(*)::int FROM failed),
               updated_at = now()
         WHERE id = $1
-        RETURNING ${COUNTER_COLUMNS}`,
+        RETURNING ${COUNTER_COLUMNS}, EXISTS (SELECT 1 FROM failed) AS "contactMoved"`,
       [campaignId, contactId, reason, contactStatusesAllowing('fail')],
     );
     return rows[0];
@@ -408,7 +409,7 @@ export class DispatchRepository {
     const rows = await queryRows<{ id: string }>(
       manager,
       `UPDATE campaign_contacts
-          SET status = 'UNCERTAIN', reconcile_attempts = 0,
+          SET status = ${MOVE.doubt.to}, reconcile_attempts = 0,
               reconcile_at = coalesce(sending_started_at, now()) + make_interval(secs => $3::float / 1000)
         WHERE id = $1 AND status = ANY($2)
         RETURNING id`,
@@ -426,7 +427,7 @@ export class DispatchRepository {
   ): Promise<void> {
     await manager.query(
       `UPDATE campaign_contacts
-          SET status = 'PENDING', next_attempt_at = now() + make_interval(secs => $3::float / 1000),
+          SET status = ${MOVE.requeue.to}, next_attempt_at = now() + make_interval(secs => $3::float / 1000),
               retry_count = CASE WHEN $4 THEN retry_count ELSE retry_count - 1 END
         WHERE id = $1 AND campaign_id = $5 AND status = ANY($2)`,
       [
@@ -448,7 +449,11 @@ export class DispatchRepository {
     manager: EntityManager,
     campaignId: number,
     workerId: string,
-    next: { nextSendInMs: number; cause: Requeue['cause'] | 'sent' | 'failed' },
+    next: {
+      nextSendInMs: number;
+      cause: Requeue['cause'] | 'sent' | 'failed';
+      instancePaced?: boolean;
+    },
   ): Promise<RequeueResult> {
     const rows = await queryRows<{
       disconnectedForMs: number;
@@ -456,18 +461,20 @@ export class DispatchRepository {
       internalErrorStreak: number;
     }>(
       manager,
-      `UPDATE campaigns
+      `WITH siblings AS (${instanceSiblingsWait('$5 AND EXISTS (SELECT 1 FROM campaigns WHERE id = $1 AND locked_by = $2)')})
+       UPDATE campaigns
           SET next_send_at = CASE WHEN status = 'ACTIVE'
                                   THEN now() + make_interval(secs => $3::float / 1000)
                                   ELSE next_send_at END,
               disconnected_since = CASE WHEN $4 = 'disconnected' THEN coalesce(disconnected_since, now())
                                         WHEN $4 = 'internal' THEN disconnected_since ELSE NULL END,
               internal_error_streak = CASE WHEN $4 = 'internal' THEN internal_error_streak + 1 ELSE 0 END,
-              locked_by = NULL, locked_until = NULL, updated_at = now()
+              last_turn_at = CASE WHEN $5 THEN now() ELSE last_turn_at END,
+              waiting_reason = NULL, locked_by = NULL, locked_until = NULL, updated_at = now()
         WHERE id = $1 AND locked_by = $2
         RETURNING (extract(epoch FROM now() - coalesce(disconnected_since, now())) * 1000)::float AS "disconnectedForMs",
                   disconnected_since AS "disconnectedSince", internal_error_streak AS "internalErrorStreak"`,
-      [campaignId, workerId, next.nextSendInMs, next.cause],
+      [campaignId, workerId, next.nextSendInMs, next.cause, next.instancePaced ?? false],
     );
     const row = rows[0];
     return row
@@ -507,7 +514,7 @@ export class DispatchRepository {
   async complete(manager: EntityManager, campaignId: number): Promise<CampaignCounters | null> {
     const rows = await queryRows<CampaignCounters>(
       manager,
-      `UPDATE campaigns SET status = 'COMPLETED', completed_at = now(), next_send_at = NULL,
+      `UPDATE campaigns SET status = ${CAMPAIGN_MOVE.complete.to}, completed_at = now(), next_send_at = NULL,
               locked_until = NULL, locked_by = NULL, updated_at = now()
         WHERE id = $1 AND status = ANY($2)
           AND NOT EXISTS (SELECT 1 FROM campaign_contacts
@@ -525,7 +532,7 @@ export class DispatchRepository {
   ): Promise<CampaignCounters | null> {
     const rows = await queryRows<CampaignCounters>(
       manager,
-      `UPDATE campaigns SET status = 'FAILED', failure_reason = $3, completed_at = now(), next_send_at = NULL,
+      `UPDATE campaigns SET status = ${CAMPAIGN_MOVE.fail.to}, failure_reason = $3, completed_at = now(), next_send_at = NULL,
               locked_until = NULL, locked_by = NULL, updated_at = now()
         WHERE id = $1 AND status = ANY($2)
         RETURNING ${COUNTER_COLUMNS}`,
@@ -542,7 +549,7 @@ export class DispatchRepository {
   ): Promise<CampaignCounters | null> {
     const rows = await queryRows<CampaignCounters>(
       manager,
-      `UPDATE campaigns SET status = 'PAUSED', paused_at = now(), pause_reason = $3, internal_error_streak = 0,
+      `UPDATE campaigns SET status = ${CAMPAIGN_MOVE.pause.to}, paused_at = now(), pause_reason = $3, internal_error_streak = 0,
               locked_until = NULL, locked_by = NULL, updated_at = now()
         WHERE id = $1 AND status = ANY($2)
         RETURNING ${COUNTER_COLUMNS}`,
@@ -576,6 +583,17 @@ export class DispatchRepository {
          FROM campaigns WHERE status = 'ACTIVE' AND next_send_at <= now()`,
     );
     return { due: rows[0].due, lagSeconds: Math.max(0, Math.round((rows[0].lag ?? 0) * 10) / 10) };
+  }
+
+  /** For the metrics: due ACTIVE campaigns, counted up to `cap` over the due index. */
+  async countDue(cap: number): Promise<number> {
+    const rows = await queryRows<{ due: number }>(
+      this.dataSource,
+      `SELECT count(*)::int AS due FROM (SELECT 1 FROM campaigns
+                                           WHERE status = 'ACTIVE' AND next_send_at <= now() LIMIT $1) d`,
+      [cap],
+    );
+    return rows[0].due;
   }
 
   /** Milliseconds until the next ACTIVE campaign or scheduled start is due (null: none). */

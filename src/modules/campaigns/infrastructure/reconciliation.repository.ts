@@ -2,24 +2,18 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
 import {
+  CAMPAIGN_CONTACT_LIFECYCLE,
   contactStatusesAllowing,
   UNFINISHED_CONTACT_STATUSES,
 } from '../domain/campaign-contact-status';
-import { DISPATCH_CHANNEL } from './dispatch-channel';
+import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
+import {
+  ReconciliationRepository,
+  UncertainContact,
+} from '../application/ports/reconciliation.repository';
 
-/** A contact whose send outcome is unknown, due for a look into the gateway's store. */
-export interface UncertainContact {
-  id: string;
-  campaignId: number;
-  companyId: number;
-  gatewayConfigId: number;
-  phoneNumber: string;
-  sendingStartedAt: Date;
-  /** Looks already taken (0 at the first). */
-  attempts: number;
-  /** The database clock now: the end of the window searched. */
-  now: Date;
-}
+const DELIVER = CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver');
+const WRITE_OFF = CAMPAIGN_CONTACT_LIFECYCLE.sql('writeOff');
 
 /** How long one look may take before another worker may look again. */
 const LOOK_LEASE_SECONDS = 120;
@@ -30,7 +24,7 @@ const LOOK_LEASE_SECONDS = 120;
  * in-statement counters as the engine's other outcomes.
  */
 @Injectable()
-export class ReconciliationRepository {
+export class PgReconciliationRepository implements ReconciliationRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async claimDue(limit: number): Promise<UncertainContact[]> {
@@ -64,17 +58,24 @@ export class ReconciliationRepository {
   }
 
   /** Found in the gateway's store: SENT with its key id, counted, the campaign woken. */
-  async resolveAsSent(contact: UncertainContact, messageId: string, sentAt: Date): Promise<void> {
-    await this.dataSource.query(
+  async resolveAsSent(
+    contact: UncertainContact,
+    messageId: string,
+    sentAt: Date,
+  ): Promise<boolean> {
+    const moved = await queryRows<{ id: number }>(
+      this.dataSource,
       `WITH sent AS (
-         UPDATE campaign_contacts SET status = 'SENT', sent_at = $3, gateway_message_id = $2, reconcile_at = NULL
+         UPDATE campaign_contacts SET status = ${DELIVER.to}, sent_at = $3, gateway_message_id = $2, reconcile_at = NULL
           WHERE id = $1 AND status = 'UNCERTAIN'
           RETURNING campaign_id)
        UPDATE campaigns SET sent_contacts = sent_contacts + 1, updated_at = now()
-        WHERE id = (SELECT campaign_id FROM sent)`,
+        WHERE id = (SELECT campaign_id FROM sent)
+        RETURNING id`,
       [contact.id, messageId, sentAt],
     );
     await this.wakeIfSettled(contact.campaignId);
+    return moved.length > 0;
   }
 
   /** Not found yet: look again `delayMs` after the send began. */
@@ -89,19 +90,22 @@ export class ReconciliationRepository {
   }
 
   /** Never found: FAILED with an unknown outcome, counted apart, never sent again. */
-  async writeOff(contact: UncertainContact, reason: string): Promise<void> {
-    await this.dataSource.query(
+  async writeOff(contact: UncertainContact, reason: string): Promise<boolean> {
+    const moved = await queryRows<{ id: number }>(
+      this.dataSource,
       `WITH failed AS (
-         UPDATE campaign_contacts SET status = 'FAILED', failed_at = now(), failure_reason = left($2, 500),
+         UPDATE campaign_contacts SET status = ${WRITE_OFF.to}, failed_at = now(), failure_reason = left($2, 500),
                 reconcile_at = NULL, reconcile_attempts = reconcile_attempts + 1
           WHERE id = $1 AND status = ANY($3)
           RETURNING campaign_id)
        UPDATE campaigns SET failed_contacts = failed_contacts + 1,
               unknown_outcome_contacts = unknown_outcome_contacts + 1, updated_at = now()
-        WHERE id = (SELECT campaign_id FROM failed)`,
+        WHERE id = (SELECT campaign_id FROM failed)
+        RETURNING id`,
       [contact.id, reason, contactStatusesAllowing('writeOff')],
     );
     await this.wakeIfSettled(contact.campaignId);
+    return moved.length > 0;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Logger, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { timingSafeEqual } from 'node:crypto';
-import { Public } from '../../../common/auth/auth.decorators';
+import { Public } from '../../auth/api/guards/auth.decorators';
 import { UnauthorizedError, ValidationFailedError } from '../../../common/errors/domain-error';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';

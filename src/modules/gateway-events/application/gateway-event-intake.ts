@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  GatewayEventsRepository,
-  IncomingGatewayEvent,
-} from '../infrastructure/gateway-events.repository';
+import { GatewayEventsRepository, IncomingGatewayEvent } from './ports/gateway-events.repository';
 
 /** Events stored per statement at most; more wait for the next one. */
 const MAX_BATCH = 500;

@@ -1,19 +1,25 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
-import { BlockListService } from '../../blocklist/application/block-list.service';
+import { BlockListService } from '../../blocked-contacts/application/block-list.service';
 import {
   CampaignDeliveryEvents,
   Receipt,
 } from '../../campaigns/application/campaign-delivery-events';
 import { candidateJids } from '../../campaigns/domain/whatsapp-jid';
-import { CompanySettingsService } from '../../companies/application/company-settings.service';
+import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
-import { NoticeQueue } from '../../notices/infrastructure/notice.queue';
-import { OutboxWriter } from '../../outbox/infrastructure/outbox.writer';
+import { NoticeQueue } from '../../notices/application/ports/notice.queue';
+import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import {
   connectionOf,
   isOptOut,
@@ -21,11 +27,8 @@ import {
   receiptOf,
   replyOf,
 } from '../domain/gateway-event';
-import {
-  GATEWAY_EVENTS_CHANNEL,
-  GatewayEventsRepository,
-  StoredGatewayEvent,
-} from '../infrastructure/gateway-events.repository';
+import { GatewayEventsRepository, StoredGatewayEvent } from './ports/gateway-events.repository';
+import { GATEWAY_EVENTS_CHANNEL } from './ports/gateway-events.repository';
 
 const BATCH = 500;
 /** A receipt whose send is not recorded yet (it can beat the send's own answer) waits this long. */
@@ -42,7 +45,9 @@ interface Stamped {
  * processed twice (a crash before its commit) changes nothing more.
  */
 @Injectable()
-export class GatewayEventProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class GatewayEventProcessor
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(GatewayEventProcessor.name);
   private readonly loop = new WorkLoop('gateway-events', () => this.step(), { idleMs: 1_000 });
   private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
@@ -66,7 +71,13 @@ export class GatewayEventProcessor implements OnApplicationBootstrap, OnApplicat
     await this.loopRunner.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The first stop hook of every module: no loop claims anything from here on. */
+  onModuleDestroy(): void {
+    void this.loopRunner.stop();
+  }
+
+  /** While the database is still open: the step in progress ends and records its work. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.loopRunner.stop();
   }
 

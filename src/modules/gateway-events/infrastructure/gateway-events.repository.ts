@@ -1,22 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
-import type { TrackedEvent } from '../domain/gateway-event';
-
-export const GATEWAY_EVENTS_CHANNEL = 'gateway_events';
-
-export interface IncomingGatewayEvent {
-  gatewayConfigId: number;
-  companyId: number;
-  event: TrackedEvent;
-  payload: Record<string, unknown>;
-}
-
-export interface StoredGatewayEvent extends IncomingGatewayEvent {
-  id: string;
-  attempts: number;
-  receivedAt: Date;
-}
+import {
+  GatewayEventsRepository,
+  IncomingGatewayEvent,
+  StoredGatewayEvent,
+  GATEWAY_EVENTS_CHANNEL,
+} from '../application/ports/gateway-events.repository';
 
 /**
  * The gateway's events as a work table: stored in batches before they are acknowledged,
@@ -24,7 +14,7 @@ export interface StoredGatewayEvent extends IncomingGatewayEvent {
  * recorded waits a little and is tried again.
  */
 @Injectable()
-export class GatewayEventsRepository {
+export class PgGatewayEventsRepository implements GatewayEventsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

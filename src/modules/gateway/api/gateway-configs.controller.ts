@@ -7,8 +7,8 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { CompanyAuthenticated, CurrentCompany } from '../../../common/auth/auth.decorators';
-import type { CompanySession } from '../../../common/auth/company-session';
+import { CompanyAuthenticated, CurrentCompany } from '../../auth/api/guards/auth.decorators';
+import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors, ErrorResponse } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { GatewayConfigsService } from '../application/gateway-configs.service';
@@ -18,11 +18,12 @@ import {
   GatewayStatusResponse,
   toGatewayConfigResponse,
   toGatewayStatusResponse,
+  toGatewayUsageResponse,
+  GatewayUsageResponse,
 } from './gateway-configs.response';
 
 @ApiTags('Configurações de gateway')
 @CompanyAuthenticated()
-@ApiErrors(400, 401, 403, 429)
 @Controller('api/gateway-configs')
 export class GatewayConfigsController {
   constructor(private readonly configs: GatewayConfigsService) {}
@@ -87,6 +88,22 @@ export class GatewayConfigsController {
     @Param('id', IdParamPipe) id: number,
   ): Promise<void> {
     await this.configs.delete(company.companyId, id);
+  }
+
+  @Get(':id/usage')
+  @ApiOperation({
+    summary:
+      'Uso da instância hoje: mensagens, limite diário e aquecimento, remetentes ativos, próximo horário',
+    description:
+      'Mostra por que o envio espera: a instância envia uma mensagem por vez, com a pausa da campanha entre duas, e no máximo o limite do dia (o menor entre dailyLimit e o aquecimento).',
+  })
+  @ApiOkResponse({ type: GatewayUsageResponse })
+  @ApiErrors(404)
+  async usage(
+    @CurrentCompany() company: CompanySession,
+    @Param('id', IdParamPipe) id: number,
+  ): Promise<GatewayUsageResponse> {
+    return toGatewayUsageResponse(await this.configs.instanceUsage(company.companyId, id));
   }
 
   @Get(':id/status')

@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { IsOmittable } from '../../../common/http/validation';
 import { IsOutboundUrl } from '../../../common/outbound/is-outbound-url.decorator';
 
@@ -32,7 +41,52 @@ export class DeliveryTrackingDto {
   replaceGatewayWebhook?: boolean;
 }
 
-export class CreateGatewayConfigDto extends DeliveryTrackingDto {
+const LIMIT_MESSAGE = { message: 'deve ser um número inteiro de 1 a 100000 (ou null para nenhum)' };
+
+/**
+ * What keeps the instance's number safe (docs/API-RULES.md §3): a daily limit and a warm-up.
+ * On update, absent fields stay and null removes the limit.
+ */
+export class InstanceLimitsDto extends DeliveryTrackingDto {
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 1000,
+    description: 'Mensagens por dia local (APP_TIMEZONE) nesta instância, somando todos os envios',
+  })
+  @IsOptional()
+  @IsInt(LIMIT_MESSAGE)
+  @Min(1, LIMIT_MESSAGE)
+  @Max(100_000, LIMIT_MESSAGE)
+  dailyLimit?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 50,
+    description:
+      'Aquecimento: mensagens permitidas no dia do primeiro envio da instância; cresce warmupGrowthPercent a cada dia e limita antes de dailyLimit',
+  })
+  @IsOptional()
+  @IsInt(LIMIT_MESSAGE)
+  @Min(1, LIMIT_MESSAGE)
+  @Max(100_000, LIMIT_MESSAGE)
+  warmupStartPerDay?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 20,
+    description: 'Crescimento diário do aquecimento, em %; padrão 20',
+  })
+  @IsOptional()
+  @IsInt({ message: 'deve ser um número inteiro de 0 a 100' })
+  @Min(0, { message: 'deve ser um número inteiro de 0 a 100' })
+  @Max(100, { message: 'deve ser um número inteiro de 0 a 100' })
+  warmupGrowthPercent?: number | null;
+}
+
+export class CreateGatewayConfigDto extends InstanceLimitsDto {
   @ApiProperty({ example: 'Vendas - WhatsApp principal', maxLength: 100 })
   @IsString(REQUIRED)
   @Matches(NOT_BLANK, REQUIRED)
@@ -69,7 +123,7 @@ export class CreateGatewayConfigDto extends DeliveryTrackingDto {
 }
 
 /** Partial update: absent fields stay; null is refused like any other non-text. */
-export class UpdateGatewayConfigDto extends DeliveryTrackingDto {
+export class UpdateGatewayConfigDto extends InstanceLimitsDto {
   @ApiPropertyOptional({ example: 'Vendas - WhatsApp reserva', maxLength: 100 })
   @IsOmittable()
   @IsString({ message: 'deve ser um texto' })

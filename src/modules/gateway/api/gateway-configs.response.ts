@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { GatewayInstanceStatus } from '../application/gateway-configs.service';
 import type { GatewayConfig } from '../domain/gateway-config.entity';
+import type { ActiveSenders } from '../application/gateway-config-usage.registry';
+import type { InstanceUsage } from '../application/ports/instance-pacing';
 
 /** The API key is write-only: never part of a response. */
 export class GatewayConfigResponse {
@@ -21,8 +23,87 @@ export class GatewayConfigResponse {
     description: 'Estado da instância segundo o último evento connection.update recebido',
   })
   instanceState!: string | null;
+  @ApiProperty({ nullable: true, type: Number, example: 1000 }) dailyLimit!: number | null;
+  @ApiProperty({ nullable: true, type: Number, example: 50 }) warmupStartPerDay!: number | null;
+  @ApiProperty({ nullable: true, type: Number, example: 20 }) warmupGrowthPercent!: number | null;
   @ApiProperty({ example: '2026-11-22T12:00:00.000Z' }) createdAt!: string;
   @ApiProperty({ example: '2026-11-22T12:00:00.000Z' }) updatedAt!: string;
+}
+
+export class ActiveSendersResponse {
+  @ApiProperty({ example: 2 }) campaigns!: number;
+  @ApiProperty({ example: 1 }) automationRuns!: number;
+}
+
+/** Why sending through an instance waits: what it sent today, what it may, who sends. */
+export class GatewayUsageResponse {
+  @ApiProperty({ example: '2026-11-24', description: 'Dia local (APP_TIMEZONE) das contagens' })
+  day!: string;
+  @ApiProperty({ example: 120 }) messagesToday!: number;
+  @ApiProperty({ nullable: true, type: Number, example: 1000 }) dailyLimit!: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 72,
+    description: 'O limite do aquecimento hoje; null sem aquecimento',
+  })
+  warmupLimitToday!: number | null;
+  @ApiProperty({ nullable: true, type: Number, example: 3, description: 'Dia do aquecimento' })
+  warmupDay!: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 72,
+    description: 'O menor dos dois: o que a instância pode enviar hoje; null: sem limite',
+  })
+  limitToday!: number | null;
+  @ApiProperty({ nullable: true, type: Number, example: 0 }) remainingToday!: number | null;
+  @ApiProperty({ type: ActiveSendersResponse }) activeSenders!: ActiveSendersResponse;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '2026-11-24T14:03:05.120Z',
+    description:
+      'Quando a instância pode enviar a próxima mensagem (a última mais a menor pausa dos remetentes ativos); null: já pode',
+  })
+  nextSlotAt!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'A última mensagem da instância' })
+  lastMessageAt!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'O primeiro envio da instância' })
+  firstSendAt!: string | null;
+}
+
+/** The last message plus the shortest pause of the active senders, when that is still ahead. */
+function nextSlotOf(usage: InstanceUsage & { activeSenders: ActiveSenders }): string | null {
+  const { lastMessageAt } = usage;
+  const pause = usage.activeSenders.shortestPauseSeconds;
+  if (!lastMessageAt || pause === null) {
+    return null;
+  }
+  const slot = new Date(new Date(lastMessageAt).getTime() + pause * 1000);
+  return slot.getTime() > Date.now() ? slot.toISOString() : null;
+}
+
+export function toGatewayUsageResponse(
+  usage: InstanceUsage & { activeSenders: ActiveSenders },
+): GatewayUsageResponse {
+  return {
+    day: usage.day,
+    messagesToday: usage.messagesToday,
+    dailyLimit: usage.dailyLimit,
+    warmupLimitToday: usage.warmupLimitToday,
+    warmupDay: usage.warmupDay,
+    limitToday: usage.limitToday,
+    remainingToday:
+      usage.limitToday === null ? null : Math.max(0, usage.limitToday - usage.messagesToday),
+    activeSenders: {
+      campaigns: usage.activeSenders.campaigns,
+      automationRuns: usage.activeSenders.automationRuns,
+    },
+    nextSlotAt: nextSlotOf(usage),
+    lastMessageAt: usage.lastMessageAt ? new Date(usage.lastMessageAt).toISOString() : null,
+    firstSendAt: usage.firstSendAt ? new Date(usage.firstSendAt).toISOString() : null,
+  };
 }
 
 export class GatewayStatusResponse {
@@ -45,6 +126,9 @@ export function toGatewayConfigResponse(config: GatewayConfig): GatewayConfigRes
     instance: config.instance,
     trackDelivery: config.trackDelivery,
     instanceState: config.instanceState,
+    dailyLimit: config.dailyLimit,
+    warmupStartPerDay: config.warmupStartPerDay,
+    warmupGrowthPercent: config.warmupGrowthPercent,
     createdAt: config.createdAt.toISOString(),
     updatedAt: config.updatedAt.toISOString(),
   };

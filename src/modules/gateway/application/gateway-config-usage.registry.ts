@@ -9,6 +9,16 @@ export type GatewayConfigUsageChecker = (
   configId: number,
 ) => Promise<string | null>;
 
+/** Who sends through an instance now: ACTIVE campaigns and running automation runs. */
+export interface ActiveSenders {
+  campaigns: number;
+  automationRuns: number;
+  /** The shortest pause (minimum interval, seconds) among them; null: none. */
+  shortestPauseSeconds: number | null;
+}
+
+export type ActiveSendersCounter = (companyId: number, configId: number) => Promise<ActiveSenders>;
+
 /**
  * Modules that refer to gateway configurations (campaigns, automations) register a checker
  * on module init; deleting a configuration asks every one of them. This keeps the gateway
@@ -17,6 +27,18 @@ export type GatewayConfigUsageChecker = (
 @Injectable()
 export class GatewayConfigUsageRegistry {
   private readonly checkers = new Set<GatewayConfigUsageChecker>();
+  private sendersCounter: ActiveSendersCounter | null = null;
+
+  /** The campaigns module counts who sends through an instance (automation runs are campaigns). */
+  countSendersWith(counter: ActiveSendersCounter): void {
+    this.sendersCounter = counter;
+  }
+
+  activeSenders(companyId: number, configId: number): Promise<ActiveSenders> {
+    return this.sendersCounter
+      ? this.sendersCounter(companyId, configId)
+      : Promise.resolve({ campaigns: 0, automationRuns: 0, shortestPauseSeconds: null });
+  }
 
   /** Returns the function that removes the checker again. */
   register(checker: GatewayConfigUsageChecker): () => void {

@@ -6,7 +6,12 @@ import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { Clock } from '../../../common/time/clock';
-import { GatewayConfig, GatewayConfigFields } from '../domain/gateway-config.entity';
+import {
+  GatewayConfig,
+  GatewayConfigFields,
+  InstanceLimits,
+} from '../domain/gateway-config.entity';
+import { InstancePacing, InstanceUsage } from './ports/instance-pacing';
 import {
   GatewayConfigInUseError,
   GatewayConfigKeyUnreadableError,
@@ -18,9 +23,9 @@ import {
   InstanceConnectionState,
   MessagingGateway,
 } from '../domain/messaging-gateway';
-import { GatewayConfigsRepository } from '../infrastructure/gateway-configs.repository';
+import { GatewayConfigsRepository } from './ports/gateway-configs.repository';
 import { DeliveryTrackingRegistrar, secretHash } from './delivery-tracking.registrar';
-import { GatewayConfigUsageRegistry } from './gateway-config-usage.registry';
+import { ActiveSenders, GatewayConfigUsageRegistry } from './gateway-config-usage.registry';
 
 export interface GatewayConfigInput {
   name: string;
@@ -69,6 +74,14 @@ const URL_REFUSALS: Partial<Record<OutboundError['kind'], string>> = {
   unresolvable: 'tem um host que não foi encontrado (DNS)',
 };
 
+function limitsOf(input: Partial<InstanceLimits>): Partial<InstanceLimits> {
+  return {
+    dailyLimit: input.dailyLimit,
+    warmupStartPerDay: input.warmupStartPerDay,
+    warmupGrowthPercent: input.warmupGrowthPercent,
+  };
+}
+
 /** How long an events source stays cached; a stopped tracking is refused within this time. */
 const EVENTS_SOURCE_TTL_MS = 5_000;
 
@@ -82,6 +95,7 @@ export class GatewayConfigsService {
     private readonly usage: GatewayConfigUsageRegistry,
     private readonly tracking: DeliveryTrackingRegistrar,
     private readonly clock: Clock,
+    private readonly pacing: InstancePacing,
   ) {}
 
   private readonly eventsSources = new ExpiringMap<
@@ -91,12 +105,13 @@ export class GatewayConfigsService {
 
   async create(
     companyId: number,
-    input: GatewayConfigInput & TrackingInput,
+    input: GatewayConfigInput & TrackingInput & Partial<InstanceLimits>,
   ): Promise<GatewayConfig> {
     await this.assertCallable(input.url);
-    const config = await this.configs.save(
-      GatewayConfig.create(companyId, this.fieldsOf(companyId, input), this.clock.now()),
-    );
+    const now = this.clock.now();
+    const created = GatewayConfig.create(companyId, this.fieldsOf(companyId, input), now);
+    created.limitSending(limitsOf(input), now);
+    const config = await this.configs.save(created);
     if (input.trackDelivery) {
       // The events URL names the configuration, so it exists first; a refused registration
       // leaves nothing behind.
@@ -111,6 +126,19 @@ export class GatewayConfigsService {
     return config;
   }
 
+  /** What the instance sent today, what it may send, and who sends through it. */
+  async instanceUsage(
+    companyId: number,
+    id: number,
+  ): Promise<InstanceUsage & { activeSenders: ActiveSenders }> {
+    await this.configs.findOwnedOrFail(companyId, id);
+    const [usage, activeSenders] = await Promise.all([
+      this.pacing.usage(id),
+      this.usage.activeSenders(companyId, id),
+    ]);
+    return { ...usage, activeSenders };
+  }
+
   list(companyId: number): Promise<GatewayConfig[]> {
     return this.configs.listNewestFirst(companyId);
   }
@@ -122,7 +150,7 @@ export class GatewayConfigsService {
   async update(
     companyId: number,
     id: number,
-    changes: Partial<GatewayConfigInput> & TrackingInput,
+    changes: Partial<GatewayConfigInput> & TrackingInput & Partial<InstanceLimits>,
   ): Promise<GatewayConfig> {
     const config = await this.configs.findOwnedOrFail(companyId, id);
     if (changes.url !== undefined) {
@@ -130,6 +158,10 @@ export class GatewayConfigsService {
     }
     const before = { url: config.url, instance: config.instance, key: config.apiKeyEncrypted };
     config.change(this.fieldsOf(companyId, changes), this.clock.now());
+    const limits = limitsOf(changes);
+    if (Object.values(limits).some((value) => value !== undefined)) {
+      config.limitSending(limits, this.clock.now());
+    }
     const moved =
       before.url !== config.url ||
       before.instance !== config.instance ||

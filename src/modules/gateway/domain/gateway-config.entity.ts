@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 export interface GatewayConfigFields {
   name: string;
@@ -8,11 +8,29 @@ export interface GatewayConfigFields {
   instance: string;
 }
 
+/**
+ * How much the instance may send in a local day (APP_TIMEZONE): at most `dailyLimit`, and
+ * while it warms up, `warmupStartPerDay` on the day of its first send, growing by
+ * `warmupGrowthPercent` each day after. Null: no such limit.
+ */
+export interface InstanceLimits {
+  dailyLimit: number | null;
+  warmupStartPerDay: number | null;
+  warmupGrowthPercent: number | null;
+}
+
+export const DEFAULT_WARMUP_GROWTH_PERCENT = 20;
+
 /** A saved gateway instance that campaigns, automations and gateway sync refer to by id. */
 @Entity({ name: 'gateway_configs' })
-export class GatewayConfig implements GatewayConfigFields {
+@Index('gateway_configs_company_id_id_idx', ['companyId', 'id'])
+@Check('gateway_configs_daily_limit_check', 'daily_limit > 0')
+@Check('gateway_configs_warmup_check', 'warmup_start_per_day > 0 AND warmup_growth_percent >= 0')
+export class GatewayConfig implements GatewayConfigFields, InstanceLimits {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
-  @Column({ name: 'company_id', type: 'integer' }) companyId!: number;
+  @Column({ name: 'company_id', type: 'integer' })
+  @ForeignKey('companies', { name: 'gateway_configs_company_id_fkey', onDelete: 'CASCADE' })
+  companyId!: number;
   @Column({ name: 'name', type: 'varchar', length: 100 }) name!: string;
   @Column({ name: 'url', type: 'varchar', length: 500 }) url!: string;
   @Column({ name: 'api_key_encrypted', type: 'text' }) apiKeyEncrypted!: string;
@@ -25,6 +43,11 @@ export class GatewayConfig implements GatewayConfigFields {
   /** The instance's state as its last connection.update event said (open, close, …). */
   @Column({ name: 'instance_state', type: 'varchar', length: 20, nullable: true })
   instanceState!: string | null;
+  @Column({ name: 'daily_limit', type: 'integer', nullable: true }) dailyLimit!: number | null;
+  @Column({ name: 'warmup_start_per_day', type: 'integer', nullable: true })
+  warmupStartPerDay!: number | null;
+  @Column({ name: 'warmup_growth_percent', type: 'integer', nullable: true })
+  warmupGrowthPercent!: number | null;
   @Column({ name: 'instance_state_reason', type: 'integer', nullable: true })
   instanceStateReason!: number | null;
   @Column({ name: 'instance_state_at', type: 'timestamptz', nullable: true })
@@ -44,6 +67,9 @@ export class GatewayConfig implements GatewayConfigFields {
     config.instanceState = null;
     config.instanceStateReason = null;
     config.instanceStateAt = null;
+    config.dailyLimit = null;
+    config.warmupStartPerDay = null;
+    config.warmupGrowthPercent = null;
     config.createdAt = now;
     config.updatedAt = now;
     return config;
@@ -63,6 +89,25 @@ export class GatewayConfig implements GatewayConfigFields {
       this.eventsSecretHash = null;
       this.updatedAt = now;
     }
+  }
+
+  /** Sets the limits given (null clears one); a warm-up without its growth grows 20 % a day. */
+  limitSending(limits: Partial<InstanceLimits>, now: Date): void {
+    if (limits.dailyLimit !== undefined) {
+      this.dailyLimit = limits.dailyLimit;
+    }
+    if (limits.warmupStartPerDay !== undefined) {
+      this.warmupStartPerDay = limits.warmupStartPerDay;
+    }
+    if (limits.warmupGrowthPercent !== undefined) {
+      this.warmupGrowthPercent = limits.warmupGrowthPercent;
+    }
+    if (this.warmupStartPerDay === null) {
+      this.warmupGrowthPercent = null;
+    } else {
+      this.warmupGrowthPercent ??= DEFAULT_WARMUP_GROWTH_PERCENT;
+    }
+    this.updatedAt = now;
   }
 
   /** Applies the given fields; updatedAt moves only when something actually changed. */

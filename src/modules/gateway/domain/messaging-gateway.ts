@@ -1,3 +1,6 @@
+import type { OutgoingMessage } from '../../../common/messaging/outgoing-message';
+import type { GatewayOutcome } from '../../../common/metrics/metric-labels';
+
 /** Where and how to reach one gateway instance (Evolution API v2). */
 export interface GatewayTarget {
   /** Base URL of the gateway, e.g. https://gw.example.com */
@@ -7,19 +10,7 @@ export interface GatewayTarget {
   instance: string;
 }
 
-export type OutgoingMessage =
-  | { kind: 'text'; text: string }
-  | {
-      kind: 'media';
-      mediaType: 'image' | 'video' | 'document';
-      /** An http(s) URL, or base64 (a data: URI is accepted and stripped to raw base64). */
-      media: string;
-      mimeType?: string;
-      fileName?: string;
-      caption?: string;
-    }
-  | { kind: 'audio'; audio: string }
-  | { kind: 'poll'; name: string; options: string[]; selectableCount: number };
+export type { OutgoingMessage };
 
 export interface SendOptions {
   /**
@@ -111,6 +102,23 @@ export class GatewayError extends Error {
   get readRetryable(): boolean {
     return this.kind === 'transient' || this.kind === 'uncertain';
   }
+}
+
+/** What each failure proves, as the outcome classes the metrics count (metric-labels.ts). */
+const OUTCOME_OF_KIND: Record<GatewayErrorKind, GatewayOutcome> = {
+  refused_number: 'refused',
+  rejected: 'refused',
+  bad_credentials: 'instance_refused',
+  unknown_instance: 'instance_refused',
+  disconnected: 'disconnected',
+  transient: 'not_sent',
+  uncertain: 'uncertain',
+  target_refused: 'target_refused',
+};
+
+/** The outcome class of a failed gateway call; `error` for anything but a GatewayError. */
+export function gatewayOutcomeOf(error: unknown): GatewayOutcome {
+  return error instanceof GatewayError ? OUTCOME_OF_KIND[error.kind] : 'error';
 }
 
 /** Gateway contacts, chats and groups, for building user databases from an instance. */

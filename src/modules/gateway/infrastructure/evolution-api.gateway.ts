@@ -4,6 +4,8 @@ import {
   OutboundJsonResponse,
   OutboundMethod,
 } from '../../../common/outbound/outbound-http.client';
+import type { GatewayOperation, GatewayOutcome } from '../../../common/metrics/metric-labels';
+import { Metrics } from '../../../common/metrics/metrics';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { RetryPolicy, withRetries } from '../../../common/outbound/retry';
 import { AppConfig } from '../../../config/app-config.service';
@@ -12,6 +14,7 @@ import {
   GatewayContact,
   GatewayError,
   GatewayGroup,
+  gatewayOutcomeOf,
   GatewayTarget,
   InstanceConnectionState,
   InstanceWebhook,
@@ -25,6 +28,7 @@ import {
 import { gatewayErrorFromOutbound, gatewayErrorFromResponse } from './evolution-api.errors';
 import {
   buildSendRequest,
+  SendEndpoint,
   toChats,
   toConnectionState,
   toContacts,
@@ -51,7 +55,16 @@ const READ_RETRIES: RetryPolicy = {
   isRetryable: (error) => error instanceof GatewayError && error.readRetryable,
 };
 
+const SEND_OPERATIONS: Record<SendEndpoint, GatewayOperation> = {
+  sendText: 'send_text',
+  sendMedia: 'send_media',
+  sendWhatsAppAudio: 'send_audio',
+  sendPoll: 'send_poll',
+};
+
 interface GatewayCall {
+  /** What the call is for, as the metrics label it. */
+  operation: GatewayOperation;
   method: OutboundMethod;
   path: string;
   query?: Record<string, string>;
@@ -68,6 +81,7 @@ export class EvolutionApiGateway extends MessagingGateway {
   constructor(
     private readonly http: OutboundHttpClient,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {
     super();
   }
@@ -79,19 +93,28 @@ export class EvolutionApiGateway extends MessagingGateway {
     options: SendOptions = {},
   ): Promise<SentMessage> {
     const { endpoint, body } = buildSendRequest(to, message, options);
-    const data = await this.call(target, {
-      method: 'POST',
-      path: `/message/${endpoint}/${encodeURIComponent(target.instance)}`,
-      json: body,
-      timeoutMs: this.config.gatewaySendTimeoutMs + Math.max(0, options.delayMs ?? 0),
-    });
-    const sent = toSentMessage(data);
-    if (!sent.messageId) {
-      // A 2xx is the gateway's word that WhatsApp took the message, but without its key we
-      // cannot follow it: reconciliation looks it up.
-      throw new GatewayError('uncertain', 'O gateway respondeu sem a chave da mensagem enviada');
-    }
-    return sent;
+    return this.call(
+      target,
+      {
+        operation: SEND_OPERATIONS[endpoint],
+        method: 'POST',
+        path: `/message/${endpoint}/${encodeURIComponent(target.instance)}`,
+        json: body,
+        timeoutMs: this.config.gatewaySendTimeoutMs + Math.max(0, options.delayMs ?? 0),
+      },
+      (data) => {
+        const sent = toSentMessage(data);
+        if (!sent.messageId) {
+          // A 2xx is the gateway's word that WhatsApp took the message, but without its key
+          // we cannot follow it: reconciliation looks it up.
+          throw new GatewayError(
+            'uncertain',
+            'O gateway respondeu sem a chave da mensagem enviada',
+          );
+        }
+        return sent;
+      },
+    );
   }
 
   async findSentMessages(
@@ -99,97 +122,159 @@ export class EvolutionApiGateway extends MessagingGateway {
     remoteJid: string,
     window: { from: Date; to: Date },
   ): Promise<StoredSentMessage[]> {
-    const data = await this.read(target, {
-      method: 'POST',
-      path: `/chat/findMessages/${encodeURIComponent(target.instance)}`,
-      json: {
-        where: {
-          key: { remoteJid, fromMe: true },
-          messageTimestamp: { gte: window.from.toISOString(), lte: window.to.toISOString() },
+    return this.read(
+      target,
+      {
+        operation: 'find_messages',
+        method: 'POST',
+        path: `/chat/findMessages/${encodeURIComponent(target.instance)}`,
+        json: {
+          where: {
+            key: { remoteJid, fromMe: true },
+            messageTimestamp: { gte: window.from.toISOString(), lte: window.to.toISOString() },
+          },
+          page: 1,
+          offset: FIND_MESSAGES_PAGE,
         },
-        page: 1,
-        offset: FIND_MESSAGES_PAGE,
+        timeoutMs: READ_TIMEOUT_MS,
       },
-      timeoutMs: READ_TIMEOUT_MS,
-    });
-    return toStoredSentMessages(data);
+      toStoredSentMessages,
+    );
   }
 
   async findWebhook(target: GatewayTarget): Promise<InstanceWebhook | null> {
-    const data = await this.read(target, {
-      method: 'GET',
-      path: `/webhook/find/${encodeURIComponent(target.instance)}`,
-      timeoutMs: READ_TIMEOUT_MS,
-    });
-    return toInstanceWebhook(data);
+    return this.read(
+      target,
+      {
+        operation: 'find_webhook',
+        method: 'GET',
+        path: `/webhook/find/${encodeURIComponent(target.instance)}`,
+        timeoutMs: READ_TIMEOUT_MS,
+      },
+      toInstanceWebhook,
+    );
   }
 
   async setWebhook(target: GatewayTarget, settings: InstanceWebhookSettings): Promise<void> {
-    await this.call(target, {
-      method: 'POST',
-      path: `/webhook/set/${encodeURIComponent(target.instance)}`,
-      json: {
-        webhook: {
-          enabled: settings.enabled,
-          url: settings.url,
-          headers: settings.headers,
-          byEvents: false,
-          base64: false,
-          events: settings.events,
+    await this.call(
+      target,
+      {
+        operation: 'set_webhook',
+        method: 'POST',
+        path: `/webhook/set/${encodeURIComponent(target.instance)}`,
+        json: {
+          webhook: {
+            enabled: settings.enabled,
+            url: settings.url,
+            headers: settings.headers,
+            byEvents: false,
+            base64: false,
+            events: settings.events,
+          },
         },
+        timeoutMs: READ_TIMEOUT_MS,
       },
-      timeoutMs: READ_TIMEOUT_MS,
-    });
+      () => undefined,
+    );
   }
 
   async connectionState(target: GatewayTarget): Promise<InstanceConnectionState> {
-    const data = await this.read(target, {
-      method: 'GET',
-      path: `/instance/connectionState/${encodeURIComponent(target.instance)}`,
-      timeoutMs: READ_TIMEOUT_MS,
-    });
-    return toConnectionState(data);
+    return this.read(
+      target,
+      {
+        operation: 'connection_state',
+        method: 'GET',
+        path: `/instance/connectionState/${encodeURIComponent(target.instance)}`,
+        timeoutMs: READ_TIMEOUT_MS,
+      },
+      toConnectionState,
+    );
   }
 
   async findContacts(target: GatewayTarget): Promise<GatewayContact[]> {
-    const data = await this.read(target, {
-      method: 'POST',
-      path: `/chat/findContacts/${encodeURIComponent(target.instance)}`,
-      json: { where: {} },
-      timeoutMs: READ_TIMEOUT_MS,
-      maxResponseBytes: READ_MAX_RESPONSE_BYTES,
-    });
-    return toContacts(data);
+    return this.read(
+      target,
+      {
+        operation: 'find_contacts',
+        method: 'POST',
+        path: `/chat/findContacts/${encodeURIComponent(target.instance)}`,
+        json: { where: {} },
+        timeoutMs: READ_TIMEOUT_MS,
+        maxResponseBytes: READ_MAX_RESPONSE_BYTES,
+      },
+      toContacts,
+    );
   }
 
   async findChats(target: GatewayTarget): Promise<GatewayChat[]> {
-    const data = await this.read(target, {
-      method: 'POST',
-      path: `/chat/findChats/${encodeURIComponent(target.instance)}`,
-      json: {},
-      timeoutMs: READ_TIMEOUT_MS,
-      maxResponseBytes: READ_MAX_RESPONSE_BYTES,
-    });
-    return toChats(data);
+    return this.read(
+      target,
+      {
+        operation: 'find_chats',
+        method: 'POST',
+        path: `/chat/findChats/${encodeURIComponent(target.instance)}`,
+        json: {},
+        timeoutMs: READ_TIMEOUT_MS,
+        maxResponseBytes: READ_MAX_RESPONSE_BYTES,
+      },
+      toChats,
+    );
   }
 
   async fetchGroups(target: GatewayTarget, withParticipants: boolean): Promise<GatewayGroup[]> {
-    const data = await this.read(target, {
-      method: 'GET',
-      path: `/group/fetchAllGroups/${encodeURIComponent(target.instance)}`,
-      query: { getParticipants: String(withParticipants) },
-      timeoutMs: GROUPS_TIMEOUT_MS,
-      maxResponseBytes: READ_MAX_RESPONSE_BYTES,
-    });
-    return toGroups(data);
+    return this.read(
+      target,
+      {
+        operation: 'fetch_groups',
+        method: 'GET',
+        path: `/group/fetchAllGroups/${encodeURIComponent(target.instance)}`,
+        query: { getParticipants: String(withParticipants) },
+        timeoutMs: GROUPS_TIMEOUT_MS,
+        maxResponseBytes: READ_MAX_RESPONSE_BYTES,
+      },
+      toGroups,
+    );
   }
 
-  private read(target: GatewayTarget, call: GatewayCall): Promise<unknown> {
-    return withRetries(READ_RETRIES, () => this.call(target, call));
+  private read<T>(
+    target: GatewayTarget,
+    call: GatewayCall,
+    parse: (data: unknown) => T,
+  ): Promise<T> {
+    return withRetries(READ_RETRIES, () => this.call(target, call, parse));
   }
 
-  /** One HTTP exchange; the body of a 2xx answer, else the classified GatewayError. */
-  private async call(target: GatewayTarget, call: GatewayCall): Promise<unknown> {
+  /**
+   * One HTTP exchange and the reading of its answer: what `parse` makes of a 2xx body, else
+   * the classified GatewayError. Each exchange is timed into the metrics with what its answer
+   * proves (a send's 2xx without a key is uncertain, not sent).
+   */
+  private async call<T>(
+    target: GatewayTarget,
+    call: GatewayCall,
+    parse: (data: unknown) => T,
+  ): Promise<T> {
+    const startedAt = performance.now();
+    try {
+      const result = parse(await this.exchange(target, call));
+      this.observe(call, startedAt, call.operation.startsWith('send_') ? 'sent' : 'ok');
+      return result;
+    } catch (error) {
+      this.observe(call, startedAt, gatewayOutcomeOf(error));
+      throw error;
+    }
+  }
+
+  private observe(call: GatewayCall, startedAt: number, outcome: GatewayOutcome): void {
+    this.metrics.observeGatewayCall(
+      call.operation,
+      outcome,
+      (performance.now() - startedAt) / 1000,
+    );
+  }
+
+  /** The body of a 2xx answer, else the classified GatewayError. */
+  private async exchange(target: GatewayTarget, call: GatewayCall): Promise<unknown> {
     const url = endpointUrl(target.url, call.path, call.query);
     let response: OutboundJsonResponse;
     try {

@@ -5,11 +5,15 @@ import { TenantRepository } from '../../../common/tenancy/owned-resource';
 import { queryRows } from '../../../database/query-rows';
 import { GatewayConfig } from '../domain/gateway-config.entity';
 import { GATEWAY_CONFIG } from '../domain/gateway-config.errors';
+import { GatewayConfigsRepository } from '../application/ports/gateway-configs.repository';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
 @Injectable()
-export class GatewayConfigsRepository extends TenantRepository<GatewayConfig> {
+export class PgGatewayConfigsRepository
+  extends TenantRepository<GatewayConfig>
+  implements GatewayConfigsRepository
+{
   constructor(@InjectRepository(GatewayConfig) configs: Repository<GatewayConfig>) {
     super(configs, GATEWAY_CONFIG);
   }

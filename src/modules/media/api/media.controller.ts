@@ -6,13 +6,16 @@ import {
   ApiCreatedResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CompanyAuthenticated, CurrentCompany, Public } from '../../../common/auth/auth.decorators';
-import type { CompanySession } from '../../../common/auth/company-session';
+import {
+  CompanyAuthenticated,
+  CurrentCompany,
+  Public,
+} from '../../auth/api/guards/auth.decorators';
+import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors, ErrorResponse } from '../../../common/http/api-errors.decorator';
 import { MediaFilesService } from '../application/media-files.service';
 import { MediaUploadService } from '../application/media-upload.service';
@@ -21,6 +24,9 @@ import { MAX_MEDIA_BYTES } from '../domain/media.errors';
 import { sendMediaFile } from './media-file.sender';
 import { receiveMultipartFile } from './multipart-file.reader';
 import { toUploadedMediaResponse, UploadedMediaResponse } from './uploaded-media.response';
+
+/** A stored file goes out with the Content-Type of its own kind. */
+const ANY_FILE = { '*/*': { schema: { type: 'string', format: 'binary' } } };
 
 @ApiTags('Mídia')
 @Controller('media')
@@ -55,7 +61,6 @@ export class MediaController {
     },
   })
   @ApiCreatedResponse({ type: UploadedMediaResponse })
-  @ApiErrors(400, 401, 403, 413, 429)
   @ApiResponse({
     status: 503,
     description: 'Falha ao gravar no armazenamento',
@@ -87,9 +92,12 @@ export class MediaController {
       'ano, immutable.',
   })
   @ApiParam({ name: 'filename', example: '7-20261122-0b5f3c1e-6a1d-4c1b-9a55-2f0c8d1e7a90.jpg' })
-  @ApiProduces('application/octet-stream')
-  @ApiResponse({ status: 200, description: 'O arquivo, com o Content-Type do seu tipo' })
-  @ApiResponse({ status: 206, description: 'O intervalo pedido em Range' })
+  @ApiResponse({
+    status: 200,
+    description: 'O arquivo, com o Content-Type do seu tipo',
+    content: ANY_FILE,
+  })
+  @ApiResponse({ status: 206, description: 'O intervalo pedido em Range', content: ANY_FILE })
   @ApiResponse({ status: 304, description: 'Não modificado' })
   @ApiErrors(404, 429)
   @ApiResponse({ status: 416, description: 'Intervalo fora do arquivo', type: ErrorResponse })

@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { OnModuleDestroy } from '@nestjs/common';
+import type { OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { S3Settings } from '../../../config/app-config.service';
 import { objectStorageName } from '../domain/media-object-name';
@@ -23,7 +23,7 @@ const PARTS_IN_FLIGHT = 2;
  * (its parts deleted) when the body fails half-way. Objects are not given an ACL: the bucket
  * (or the CDN in front of it, S3_PUBLIC_BASE_URL) must allow public reads.
  */
-export class S3MediaStorage extends MediaStorage implements OnModuleDestroy {
+export class S3MediaStorage extends MediaStorage implements OnApplicationShutdown {
   private readonly client: S3Client;
 
   constructor(private readonly settings: S3Settings) {
@@ -89,7 +89,8 @@ export class S3MediaStorage extends MediaStorage implements OnModuleDestroy {
     );
   }
 
-  onModuleDestroy(): void {
+  /** Last of the stop hooks: uploads of requests in flight and sends of media have ended. */
+  onApplicationShutdown(): void {
     this.client.destroy();
   }
 }

@@ -1,11 +1,18 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { GatewayError, MessagingGateway } from '../../gateway/domain/messaging-gateway';
-import { ClaimedNotice, NoticesRepository } from '../infrastructure/notices.repository';
+import { ClaimedNotice, NoticesRepository } from './ports/notices.repository';
 
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 60_000;
@@ -13,7 +20,9 @@ export const NOTICE_CHANNEL = 'notices';
 
 /** Sends queued notices (end of campaign, failures, disconnects) through the company's gateway. */
 @Injectable()
-export class NoticeWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class NoticeWorker
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(NoticeWorker.name);
   private readonly loop = new WorkLoop('notices', () => this.step(), { idleMs: 5_000 });
   private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
@@ -27,13 +36,21 @@ export class NoticeWorker implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly gateway: MessagingGateway,
     private readonly notifications: PgNotifications,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.metrics.reportQueueDepth('notices', () => this.notices.countDue(QUEUE_DEPTH_CAP));
     await this.loopRunner.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The first stop hook of every module: no loop claims anything from here on. */
+  onModuleDestroy(): void {
+    void this.loopRunner.stop();
+  }
+
+  /** While the database is still open: the step in progress ends and records its work. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.loopRunner.stop();
   }
 

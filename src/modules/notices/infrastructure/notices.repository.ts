@@ -1,20 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '../../../database/query-rows';
 import { DataSource } from 'typeorm';
-
-export interface ClaimedNotice {
-  id: string;
-  companyId: number;
-  gatewayConfigId: number;
-  phoneNumber: string;
-  text: string;
-  attempts: number;
-}
+import { ClaimedNotice, NoticesRepository } from '../application/ports/notices.repository';
+import { NOTICE_LIFECYCLE } from '../domain/notice-status';
 
 const LEASE_SECONDS = 120;
 
+/** Each move as the notice's transition table has it (SQL literals from the table, never input). */
+const MOVE = {
+  take: NOTICE_LIFECYCLE.sql('take'),
+  deliver: NOTICE_LIFECYCLE.sql('deliver'),
+  fail: NOTICE_LIFECYCLE.sql('fail'),
+  retry: NOTICE_LIFECYCLE.sql('retry'),
+};
+
 @Injectable()
-export class NoticesRepository {
+export class PgNoticesRepository implements NoticesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
@@ -23,14 +24,14 @@ export class NoticesRepository {
    */
   async claimDue(limit: number): Promise<ClaimedNotice[]> {
     await this.dataSource.query(
-      `UPDATE notices SET status = 'FAILED', last_error = 'envio interrompido'
-        WHERE status = 'SENDING' AND locked_until < now()`,
+      `UPDATE notices SET status = ${MOVE.fail.to}, last_error = 'envio interrompido'
+        WHERE status IN (${MOVE.fail.from}) AND locked_until < now()`,
     );
     return queryRows(
       this.dataSource,
-      `UPDATE notices SET status = 'SENDING', attempts = attempts + 1,
+      `UPDATE notices SET status = ${MOVE.take.to}, attempts = attempts + 1,
               locked_until = now() + make_interval(secs => $2)
-        WHERE id IN (SELECT id FROM notices WHERE status = 'PENDING' AND next_attempt_at <= now()
+        WHERE id IN (SELECT id FROM notices WHERE status IN (${MOVE.take.from}) AND next_attempt_at <= now()
                       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
         RETURNING id, company_id AS "companyId", gateway_config_id AS "gatewayConfigId",
                   phone_number AS "phoneNumber", text, attempts`,
@@ -40,24 +41,36 @@ export class NoticesRepository {
 
   async markSent(id: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE notices SET status = 'SENT', sent_at = now(), locked_until = NULL WHERE id = $1`,
+      `UPDATE notices SET status = ${MOVE.deliver.to}, sent_at = now(), locked_until = NULL
+        WHERE id = $1 AND status IN (${MOVE.deliver.from})`,
       [id],
     );
   }
 
   async markFailed(id: string, error: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE notices SET status = 'FAILED', last_error = left($2, 500), locked_until = NULL WHERE id = $1`,
+      `UPDATE notices SET status = ${MOVE.fail.to}, last_error = left($2, 500), locked_until = NULL
+        WHERE id = $1 AND status IN (${MOVE.fail.from})`,
       [id, error],
     );
   }
 
   async retryLater(id: string, at: Date, error: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE notices SET status = 'PENDING', next_attempt_at = $2, last_error = left($3, 500), locked_until = NULL
-        WHERE id = $1`,
+      `UPDATE notices SET status = ${MOVE.retry.to}, next_attempt_at = $2, last_error = left($3, 500), locked_until = NULL
+        WHERE id = $1 AND status IN (${MOVE.retry.from})`,
       [id, at, error],
     );
+  }
+
+  async countDue(cap: number): Promise<number> {
+    const rows = await queryRows<{ due: number }>(
+      this.dataSource,
+      `SELECT count(*)::int AS due FROM (SELECT 1 FROM notices
+                                           WHERE status = 'PENDING' AND next_attempt_at <= now() LIMIT $1) d`,
+      [cap],
+    );
+    return rows[0].due;
   }
 
   async msUntilNextDue(): Promise<number | null> {

@@ -1,20 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-
-export interface OutboxEvent {
-  companyId: number;
-  campaignId: number | null;
-  /** e.g. campaign.started; webhook subscriptions filter on it. */
-  eventType: string;
-  payload: Record<string, unknown>;
-}
+import { OutboxEvent, OutboxWriter } from '../application/ports/outbox.writer';
 
 /**
  * Appends events to the outbox inside the caller's transaction, so an event exists exactly
  * when the state change that caused it was committed. Webhook delivery reads them later.
  */
 @Injectable()
-export class OutboxWriter {
+export class PgOutboxWriter implements OutboxWriter {
   async append(manager: EntityManager, events: OutboxEvent[]): Promise<void> {
     if (events.length === 0) {
       return;

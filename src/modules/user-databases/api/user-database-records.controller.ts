@@ -7,8 +7,8 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { CompanyAuthenticated, CurrentCompany } from '../../../common/auth/auth.decorators';
-import type { CompanySession } from '../../../common/auth/company-session';
+import { CompanyAuthenticated, CurrentCompany } from '../../auth/api/guards/auth.decorators';
+import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { RecordsService } from '../application/records.service';
@@ -24,7 +24,7 @@ import { DEFAULT_RECORDS_PAGE_SIZE, RecordsQueryDto, RecordValuesDto } from './r
 @ApiTags('Registros das bases de dados')
 @CompanyAuthenticated()
 @ApiParam({ name: 'databaseId', type: Number })
-@ApiErrors(400, 401, 403, 404, 429)
+@ApiErrors(404)
 @Controller('api/user-databases/:databaseId/records')
 export class UserDatabaseRecordsController {
   constructor(private readonly records: RecordsService) {}

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { DatabaseStatistics } from '../application/user-databases.service';
 import type { FileAnalysisResult, FileImportResult } from '../application/file-imports.service';
-import type { ImportResult, ImportSummary } from '../application/contact-imports.service';
+import type { ImportResult, ImportSummary } from '../application/push-imports.service';
 import { DATA_TYPES, type ColumnDefinition, type DataType } from '../domain/column';
-import type { RowError } from '../domain/import-job.entity';
+import type { RowError } from '../domain/push-import-plan';
 import type { SyncSummary, UserDatabase } from '../domain/user-database.entity';
 import {
   USER_DATABASE_ORIGINS,
@@ -11,6 +11,7 @@ import {
   type UserDatabaseOrigin,
   type UserDatabaseStatus,
 } from '../domain/user-database-status';
+import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
 
 export class ColumnResponse {
   @ApiProperty({
@@ -48,7 +49,13 @@ export class UserDatabaseResponse {
   @ApiProperty({ example: 'Clientes 2026' }) name!: string;
   @ApiProperty({ type: String, nullable: true }) description!: string | null;
   @ApiProperty({ enum: USER_DATABASE_ORIGINS }) origin!: UserDatabaseOrigin;
-  @ApiProperty({ enum: USER_DATABASE_STATUSES }) status!: UserDatabaseStatus;
+  @ApiProperty({
+    enum: [...USER_DATABASE_STATUSES, 'PROCESSING', 'ERROR'],
+    description:
+      'ACTIVE ou INACTIVE (toggle-status). PROCESSING e ERROR são do contrato e cabem na coluna, ' +
+      'mas este serviço não os grava: importações e sincronizações são atômicas',
+  })
+  status!: UserDatabaseStatus;
   @ApiProperty({ example: 1520 }) rowCount!: number;
   @ApiProperty({ type: [ColumnResponse] }) columns!: ColumnResponse[];
   @ApiProperty({ example: '2026-11-22T12:00:00.000Z' }) createdAt!: string;
@@ -63,7 +70,7 @@ export class UserDatabaseResponse {
     boolean | null;
   @ApiProperty({ type: String, nullable: true, description: 'Só GATEWAY' }) lastSyncedAt!:
     string | null;
-  @ApiProperty({ type: SyncSummaryResponse, nullable: true, description: 'Só GATEWAY' })
+  @ApiNullableObject(SyncSummaryResponse, { description: 'Só GATEWAY' })
   lastSyncSummary!: SyncSummaryResponse | null;
 }
 

@@ -21,8 +21,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CompanyAuthenticated, CurrentCompany } from '../../../common/auth/auth.decorators';
-import type { CompanySession } from '../../../common/auth/company-session';
+import { CompanyAuthenticated, CurrentCompany } from '../../auth/api/guards/auth.decorators';
+import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { FileImportsService } from '../application/file-imports.service';
@@ -51,7 +51,6 @@ const FILE_PART = {
 
 @ApiTags('Bases de dados')
 @CompanyAuthenticated()
-@ApiErrors(400, 401, 403, 429)
 @Controller('api/user-databases')
 export class UserDatabasesController {
   constructor(

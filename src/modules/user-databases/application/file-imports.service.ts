@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
+import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { ColumnDefinition, ColumnRequest, defineColumns } from '../domain/column';
@@ -9,10 +10,10 @@ import { storedRecordOf } from '../domain/stored-record';
 import type { UserDatabase } from '../domain/user-database.entity';
 import { UnreadableFileError } from '../domain/user-database.errors';
 import { coerceValue, StoredValue } from '../domain/value-coercion';
-import { RecordBatchWriter } from '../infrastructure/record-batch-writer';
-import { openTabularFile } from '../infrastructure/tabular/open-tabular-file';
-import type { TabularKind } from '../infrastructure/tabular/tabular-file';
-import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
+import { RecordBatch, RecordBatches } from './ports/record-batches';
+import { TabularFiles } from './ports/tabular-files';
+import type { TabularKind } from './ports/tabular-files';
+import { UserDatabasesRepository } from './ports/user-databases.repository';
 import type { UploadedForm } from './uploaded-file';
 import { LargeDatabaseIndexing } from './large-database-indexing';
 import { UserDatabasesService } from './user-databases.service';
@@ -43,16 +44,19 @@ type UploadedFile = NonNullable<UploadedForm['file']>;
 @Injectable()
 export class FileImportsService {
   constructor(
+    private readonly recordBatches: RecordBatches,
+    private readonly tabularFiles: TabularFiles,
     private readonly userDatabases: UserDatabasesService,
     private readonly databases: UserDatabasesRepository,
     private readonly indexing: LargeDatabaseIndexing,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {}
 
   async analyze(file: UploadedForm['file']): Promise<FileAnalysisResult> {
     const uploaded = requireFile(file);
-    const source = await openTabularFile(uploaded.path, uploaded.originalName);
+    const source = await this.tabularFiles.open(uploaded.path, uploaded.originalName);
     const rows = source.rows();
     try {
       const headers = await readHeaderRow(rows);
@@ -87,7 +91,7 @@ export class FileImportsService {
     const upload = requireFile(file);
     assertOnePhoneColumn(config.columnMappings);
     await this.userDatabases.assertBelowLimit(companyId);
-    const source = await openTabularFile(upload.path, upload.originalName);
+    const source = await this.tabularFiles.open(upload.path, upload.originalName);
     const rows = source.rows();
     try {
       const headers = await readHeaderRow(rows);
@@ -102,7 +106,11 @@ export class FileImportsService {
           columns,
         });
         const now = this.clock.now();
-        const writer = new RecordBatchWriter(manager, { databaseId: database.id, companyId, now });
+        const writer = this.recordBatches.open(manager, {
+          databaseId: database.id,
+          companyId,
+          now,
+        });
         const counts = await this.writeRows(rows, columns, cellIndexes, writer);
         const written = await writer.finish();
         await this.databases.recordRowsAdded(manager, database.id, written, now);
@@ -111,6 +119,7 @@ export class FileImportsService {
         database.updatedAt = now;
         return { database, ...counts };
       });
+      this.metrics.countImportedRows('file', result.database.rowCount);
       await this.indexing.afterCommit(result.database.rowCount);
       return result;
     } finally {
@@ -122,7 +131,7 @@ export class FileImportsService {
     rows: AsyncIterable<string[]>,
     columns: readonly ColumnDefinition[],
     cellIndexes: readonly number[],
-    writer: RecordBatchWriter,
+    writer: RecordBatch,
   ): Promise<{ skippedRows: number; invalidValues: number }> {
     const countryCode = this.config.defaultCountryCode;
     let skippedRows = 0;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, ValidationFailedError } from '../../../common/errors/domain-error';
+import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
@@ -14,9 +15,9 @@ import {
 } from '../../gateway/domain/messaging-gateway';
 import { isGroupJid, planGatewaySync, SYNC_COLUMNS, SyncEntry } from '../domain/gateway-sync-plan';
 import type { UserDatabase } from '../domain/user-database.entity';
-import { RecordBatchWriter } from '../infrastructure/record-batch-writer';
-import { RecordsRepository } from '../infrastructure/records.repository';
-import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
+import { RecordBatches } from './ports/record-batches';
+import { RecordsRepository } from './ports/records.repository';
+import { UserDatabasesRepository } from './ports/user-databases.repository';
 import { LargeDatabaseIndexing } from './large-database-indexing';
 import { UserDatabasesService } from './user-databases.service';
 
@@ -46,6 +47,7 @@ interface GatewayData {
 @Injectable()
 export class GatewaySyncService {
   constructor(
+    private readonly recordBatches: RecordBatches,
     private readonly userDatabases: UserDatabasesService,
     private readonly databases: UserDatabasesRepository,
     private readonly records: RecordsRepository,
@@ -54,6 +56,7 @@ export class GatewaySyncService {
     private readonly gateway: MessagingGateway,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {}
 
   async sync(
@@ -80,7 +83,7 @@ export class GatewaySyncService {
           })
         : await this.databases.lockOwned(manager, companyId, request.databaseId as number);
       const removed = created ? 0 : await this.records.deleteAll(manager, database.id);
-      const writer = new RecordBatchWriter(manager, { databaseId: database.id, companyId, now });
+      const writer = this.recordBatches.open(manager, { databaseId: database.id, companyId, now });
       await writer.write(plan.records);
       const written = await writer.finish();
       database.recordSync(
@@ -98,6 +101,7 @@ export class GatewaySyncService {
       await this.indexing.onLoaded(manager, database.id, saved.rowCount);
       return { database: saved, created, written };
     });
+    this.metrics.countImportedRows('gateway_sync', result.written);
     await this.indexing.afterCommit(result.written);
     return { database: result.database, created: result.created };
   }

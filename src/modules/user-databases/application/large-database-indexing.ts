@@ -1,11 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { UserDatabase } from '../domain/user-database.entity';
-import {
-  LARGE_DATABASE_ROWS,
-  RecordIndexesRepository,
-} from '../infrastructure/record-indexes.repository';
-import type { RecordSort } from '../infrastructure/records.repository';
+import { RecordIndexesRepository } from './ports/record-indexes.repository';
+import { LARGE_DATABASE_ROWS } from './ports/record-indexes.repository';
+import type { RecordSort } from './ports/records.repository';
 
 /**
  * When a database grows large enough to need its own indexes, and keeping the planner's

@@ -1,14 +1,17 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
-import {
-  INDEX_CHANNEL,
-  IndexRequest,
-  RecordIndexesRepository,
-} from '../infrastructure/record-indexes.repository';
+import { IndexRequest, RecordIndexesRepository } from './ports/record-indexes.repository';
+import { INDEX_CHANNEL } from './ports/record-indexes.repository';
 const MAX_ATTEMPTS = 3;
 
 /**
@@ -17,7 +20,9 @@ const MAX_ATTEMPTS = 3;
  * a time per instance; PostgreSQL serializes concurrent builds on the table anyway.
  */
 @Injectable()
-export class RecordIndexWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RecordIndexWorker
+  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger(RecordIndexWorker.name);
   private readonly loop = new WorkLoop('user-database-indexes', () => this.step(), {
     idleMs: 30_000,
@@ -38,7 +43,13 @@ export class RecordIndexWorker implements OnApplicationBootstrap, OnApplicationS
     await this.loopRunner.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The first stop hook of every module: no loop claims anything from here on. */
+  onModuleDestroy(): void {
+    void this.loopRunner.stop();
+  }
+
+  /** While the database is still open: the step in progress ends and records its work. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.loopRunner.stop();
   }
 

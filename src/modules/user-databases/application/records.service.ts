@@ -14,8 +14,8 @@ import {
   RecordSort,
   RecordsRepository,
   SortDirection,
-} from '../infrastructure/records.repository';
-import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
+} from './ports/records.repository';
+import { UserDatabasesRepository } from './ports/user-databases.repository';
 import { LargeDatabaseIndexing } from './large-database-indexing';
 
 export interface RecordsPageQuery {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { storedRecordOf } from '../domain/stored-record';
 import { systemDatabase } from '../domain/system-database';
-import { SystemContactsRepository } from '../infrastructure/system-contacts.repository';
-import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
+import { SystemContactsRepository } from './ports/system-contacts.repository';
+import { UserDatabasesRepository } from './ports/user-databases.repository';
 
 /** A message a campaign delivered, as the SYSTEM database records it. */
 export interface SentContact {

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
-import { CompanySettingsService } from '../../companies/application/company-settings.service';
+import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import { systemDatabase } from '../domain/system-database';
 import { NewUserDatabase, UserDatabase } from '../domain/user-database.entity';
 import { DatabaseLimitReachedError } from '../domain/user-database.errors';
-import { RecordIndexesRepository } from '../infrastructure/record-indexes.repository';
-import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
+import { RecordIndexesRepository } from './ports/record-indexes.repository';
+import { UserDatabasesRepository } from './ports/user-databases.repository';
 
 export interface DatabaseStatistics {
   userDatabases: number;

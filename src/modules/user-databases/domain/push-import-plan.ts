@@ -6,9 +6,18 @@ import {
   MAX_COLUMNS,
   phoneNameRank,
 } from './column';
-import type { ImportKind, RowError } from './import-job.entity';
 import { StoredRecord, storedRecordOf } from './stored-record';
 import { coerceValue, StoredValue } from './value-coercion';
+
+/** What the pushed rows are: contacts {phoneNumber, name, …} or generic rows. */
+export type ImportKind = 'CONTACTS' | 'GENERIC';
+
+/** One row that an import could not take, and why (the first ones are kept). */
+export interface RowError {
+  /** 0-based index in the request's contacts/rows array. */
+  row: number;
+  reason: string;
+}
 
 /** How many invalid rows a summary names, with their reason; the count covers all of them. */
 export const MAX_REPORTED_ROW_ERRORS = 20;

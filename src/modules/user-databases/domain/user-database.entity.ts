@@ -1,6 +1,11 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { ColumnDefinition } from './column';
-import { TOGGLED_STATUS, UserDatabaseOrigin, UserDatabaseStatus } from './user-database-status';
+import {
+  USER_DATABASE_CREATED,
+  USER_DATABASE_LIFECYCLE,
+  UserDatabaseOrigin,
+  UserDatabaseStatus,
+} from './user-database-status';
 import { StatusToggleNotAllowedError, SystemDatabaseReadOnlyError } from './user-database.errors';
 
 /** docs/API-RULES.md §6: what a gateway sync did (totalFetched = processed + duplicatesSkipped + filteredByPhone). */
@@ -26,15 +31,22 @@ export interface NewUserDatabase {
  * in the same transactions that add or remove them.
  */
 @Entity({ name: 'user_databases' })
+@Index('user_databases_company_idx', ['companyId', 'id'])
+// UNIQUE (company_id) WHERE origin = 'SYSTEM': one SYSTEM database per company.
+@Index('user_databases_system_key', { synchronize: false })
+@Check('user_databases_origin_check', "origin IN ('UPLOAD','GATEWAY','PUSH_IMPORT','SYSTEM')")
+@Check('user_databases_status_check', "status IN ('ACTIVE','INACTIVE','PROCESSING','ERROR')")
 export class UserDatabase {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
-  @Column({ name: 'company_id', type: 'integer' }) companyId!: number;
+  @Column({ name: 'company_id', type: 'integer' })
+  @ForeignKey('companies', { name: 'user_databases_company_id_fkey', onDelete: 'CASCADE' })
+  companyId!: number;
   @Column({ name: 'name', type: 'varchar', length: 100 }) name!: string;
   @Column({ name: 'description', type: 'varchar', length: 500, nullable: true })
   description!: string | null;
   @Column({ name: 'origin', type: 'varchar', length: 20 }) origin!: UserDatabaseOrigin;
   @Column({ name: 'status', type: 'varchar', length: 20 }) status!: UserDatabaseStatus;
-  @Column({ name: 'row_count', type: 'integer' }) rowCount!: number;
+  @Column({ name: 'row_count', type: 'integer', default: 0 }) rowCount!: number;
   @Column({ name: 'columns', type: 'jsonb' }) columns!: ColumnDefinition[];
   @Column({ name: 'gateway_config_id', type: 'integer', nullable: true }) configId!: number | null;
   @Column({ name: 'include_groups', type: 'boolean', nullable: true }) includeGroups!:
@@ -54,7 +66,7 @@ export class UserDatabase {
       name: props.name,
       description: props.description,
       origin: props.origin,
-      status: 'ACTIVE',
+      status: USER_DATABASE_CREATED,
       rowCount: 0,
       columns: props.columns,
       configId: null,
@@ -109,7 +121,7 @@ export class UserDatabase {
 
   toggleStatus(now: Date): void {
     this.assertWritable();
-    const next = TOGGLED_STATUS[this.status];
+    const next = USER_DATABASE_LIFECYCLE.next(this.status, 'toggle');
     if (!next) {
       throw new StatusToggleNotAllowedError(this.status);
     }

@@ -15,11 +15,6 @@ export const USER_DATABASE_RECORD: ResourceKind = {
   notFoundMessage: 'Registro não encontrado',
 };
 
-export const IMPORT_JOB: ResourceKind = {
-  code: 'IMPORT_JOB',
-  notFoundMessage: 'Importação não encontrada',
-};
-
 /** The SYSTEM database is kept by the service: no writes, toggles or deletion by hand. */
 export class SystemDatabaseReadOnlyError extends ForbiddenError {
   constructor() {

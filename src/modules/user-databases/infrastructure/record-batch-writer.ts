@@ -1,18 +1,11 @@
 import type { EntityManager } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
+import { Injectable } from '@nestjs/common';
 import type { StoredRecord } from '../domain/stored-record';
+import type { BatchTarget, RecordBatch, RecordBatches } from '../application/ports/record-batches';
 
 /** Rows per INSERT: about 1 MB of JSON; measured as the sweet spot with jsonb_to_recordset. */
 export const RECORD_BATCH_SIZE = 5_000;
-
-export interface BatchTarget {
-  databaseId: number;
-  companyId: number;
-  /** created_at and updated_at of every record written. */
-  now: Date;
-  /** Leave out records whose phone the database already has (de-duplicating appends). */
-  skipExistingPhones?: boolean;
-}
 
 const INSERT = `
   WITH inserted AS (
@@ -29,7 +22,7 @@ const INSERT = `
  * jsonb_to_recordset per batch, inside the caller's transaction. One batch is in flight while
  * the next is being built, so parsing and inserting overlap; at most two batches are held.
  */
-export class RecordBatchWriter {
+export class RecordBatchWriter implements RecordBatch {
   /**
    * Each record as its JSON text: a pushed record's objects die young (cheap for V8), and a
    * batch in waiting holds about 150 bytes a record instead of a few hundred in objects.
@@ -94,5 +87,12 @@ export class RecordBatchWriter {
       this.target.skipExistingPhones === true,
     ]);
     this.written += rows[0].n;
+  }
+}
+
+@Injectable()
+export class PgRecordBatches implements RecordBatches {
+  open(manager: EntityManager, target: BatchTarget): RecordBatch {
+    return new RecordBatchWriter(manager, target);
   }
 }

@@ -3,30 +3,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
 import { COLUMN_NAME_PATTERN, type ColumnDefinition } from '../domain/column';
-import type { RecordSort } from './records.repository';
-
-/**
- * A database at least this large gets its own trigram index for search, a month-day index per
- * DATE column (birthday automations) and, on the first sort by a column, its own sort index.
- * Below it, the (database_id, id) index plus a filter or an in-memory sort answers in a few
- * milliseconds, and no partial index is created, since each one adds a predicate check to
- * every insert into the table.
- */
-export const LARGE_DATABASE_ROWS = 20_000;
-
-export type IndexKind = 'SEARCH' | 'SORT' | 'MONTH_DAY';
-
-/** A per-database index the worker builds or drops. */
-export interface IndexRequest {
-  name: string;
-  databaseId: number;
-  kind: IndexKind;
-  /** SORT: 'created_at', 'updated_at' or a columnName; MONTH_DAY: the DATE column's columnName. */
-  sortKey: string | null;
-  numericSort: boolean;
-  state: 'PENDING' | 'DROP';
-  attempts: number;
-}
+import type { RecordSort } from '../application/ports/records.repository';
+import {
+  IndexRequest,
+  RecordIndexesRepository,
+  INDEX_CHANNEL,
+} from '../application/ports/record-indexes.repository';
 
 /** Index names come from ids and positions only, never from user text. */
 export function searchIndexName(databaseId: number): string {
@@ -86,11 +68,9 @@ export function indexDefinition(request: IndexRequest): string {
 const LEASE_SECONDS = 60;
 /** Namespace of the advisory locks held while an index is built or dropped. */
 const BUILD_LOCK_NAMESPACE = 7_346_201;
-/** LISTEN/NOTIFY channel that wakes the index worker. */
-export const INDEX_CHANNEL = 'user_database_indexes';
 
 @Injectable()
-export class RecordIndexesRepository {
+export class PgRecordIndexesRepository implements RecordIndexesRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,

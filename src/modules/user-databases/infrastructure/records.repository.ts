@@ -5,30 +5,13 @@ import type { ColumnDefinition } from '../domain/column';
 import type { SearchFilter } from '../domain/search-text';
 import type { StoredRecord } from '../domain/stored-record';
 import type { StoredValue } from '../domain/value-coercion';
-
-export interface RecordRow {
-  id: string;
-  values: Record<string, StoredValue>;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** What a page is ordered by; built from a whitelist, never from the caller's text. */
-export type RecordSort =
-  | { kind: 'id' }
-  | { kind: 'created_at' }
-  | { kind: 'updated_at' }
-  | { kind: 'column'; columnName: string; numeric: boolean };
-
-export type SortDirection = 'ASC' | 'DESC';
-
-export interface RecordPageQuery {
-  sort: RecordSort;
-  direction: SortDirection;
-  search: SearchFilter | null;
-  offset: number;
-  limit: number;
-}
+import {
+  RecordPageQuery,
+  RecordRow,
+  RecordSort,
+  RecordsRepository,
+  SortDirection,
+} from '../application/ports/records.repository';
 
 const RECORD_COLUMNS = `id, values, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
@@ -66,7 +49,7 @@ function searchCondition(
 }
 
 @Injectable()
-export class RecordsRepository {
+export class PgRecordsRepository implements RecordsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async page(companyId: number, databaseId: number, query: RecordPageQuery): Promise<RecordRow[]> {

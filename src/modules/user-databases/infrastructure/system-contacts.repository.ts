@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
 import type { StoredRecord } from '../domain/stored-record';
+import { SystemContactsRepository } from '../application/ports/system-contacts.repository';
 
 /**
  * One record per phone in the SYSTEM database (unique (database_id, phone) WHERE is_system).
@@ -21,7 +22,7 @@ const UPSERT_MANY = `
   RETURNING (xmax = 0) AS inserted`;
 
 @Injectable()
-export class SystemContactsRepository {
+export class PgSystemContactsRepository implements SystemContactsRepository {
   /** Upserts records with distinct phones; answers how many phones were new to the database. */
   async upsertMany(
     manager: EntityManager,

@@ -6,17 +6,19 @@ import { assertOwned, TenantRepository } from '../../../common/tenancy/owned-res
 import type { ColumnDefinition } from '../domain/column';
 import { UserDatabase } from '../domain/user-database.entity';
 import { USER_DATABASE } from '../domain/user-database.errors';
+import {
+  DatabaseCounts,
+  UserDatabasesRepository,
+} from '../application/ports/user-databases.repository';
 
 /** Namespace of the advisory locks that serialize one company's database creations (limit checks). */
 const CREATION_LOCK_NAMESPACE = 7_346_200;
 
-export interface DatabaseCounts {
-  user: number;
-  system: number;
-}
-
 @Injectable()
-export class UserDatabasesRepository extends TenantRepository<UserDatabase> {
+export class PgUserDatabasesRepository
+  extends TenantRepository<UserDatabase>
+  implements UserDatabasesRepository
+{
   constructor(
     @InjectRepository(UserDatabase) repository: Repository<UserDatabase>,
     private readonly dataSource: DataSource,

@@ -20,8 +20,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentCompany, TenantScoped } from '../../../common/auth/auth.decorators';
-import type { CompanySession } from '../../../common/auth/company-session';
+import { CurrentCompany, TenantScoped } from '../../auth/api/guards/auth.decorators';
+import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { Clock } from '../../../common/time/clock';
@@ -56,7 +56,6 @@ const DELIVERY_DESCRIPTION =
 @ApiTags('Webhooks')
 @TenantScoped()
 @ApiParam({ name: 'companyId', type: Number, description: 'Empresa do token' })
-@ApiErrors(400, 401, 403, 429)
 @Controller('api/companies/:companyId/webhook')
 export class WebhooksController {
   constructor(

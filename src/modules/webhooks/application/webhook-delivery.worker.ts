@@ -4,17 +4,19 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
+import type { WebhookDeliveryOutcome } from '../../../common/metrics/metric-labels';
+import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
-import { outcomeOf } from '../domain/webhook-delivery';
+import { DeliveryStatus, outcomeOf } from '../domain/webhook-delivery';
 import {
   ClaimedDelivery,
   WebhookDeliveriesRepository,
-} from '../infrastructure/webhook-deliveries.repository';
-import { WebhookSender } from '../infrastructure/webhook-sender';
+} from './ports/webhook-deliveries.repository';
+import { WebhookSender } from './ports/webhook-sender';
 import { WebhookOutcomeBatcher } from './webhook-outcome.batcher';
 
 /** The channel the OutboxWriter notifies on each commit that wrote events. */
@@ -31,6 +33,12 @@ const FULL_CHECK_EVERY_MS = 5 * 60_000;
  * another worker sends it again.
  */
 const LEASE_MARGIN_MS = 5_000;
+/** How the metrics count an attempt by the status it left its delivery in. */
+const ATTEMPT_OUTCOME: Record<Exclude<DeliveryStatus, 'SENDING'>, WebhookDeliveryOutcome> = {
+  DELIVERED: 'delivered',
+  PENDING: 'retry',
+  FAILED: 'failed',
+};
 
 /**
  * Delivers webhook events: claims due deliveries (SKIP LOCKED, with a lease), POSTs each one
@@ -68,6 +76,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     private readonly notifications: PgNotifications,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {
     this.outcomes = new WebhookOutcomeBatcher(deliveries, () =>
       this.shutdown.signal.aborted ? null : { leaseMs: this.leaseMs },
@@ -75,6 +84,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    this.metrics.reportQueueDepth('webhook_deliveries', () =>
+      this.deliveries.countDue(QUEUE_DEPTH_CAP),
+    );
     if (!(await this.loopRunner.start())) {
       return;
     }
@@ -158,6 +170,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       outcome,
       Date.now() - startedAt,
     );
+    if (recorded) {
+      this.metrics.countWebhookDeliveries(ATTEMPT_OUTCOME[outcome.status]);
+    }
     if (!recorded) {
       this.logger.warn(
         { deliveryId: delivery.id, attempt: delivery.attempts },
@@ -196,7 +211,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     const full = now - this.lastFullCheckAt >= FULL_CHECK_EVERY_MS;
     if (full) {
       this.lastFullCheckAt = now;
-      await this.deliveries.failExpiredHeld();
+      this.metrics.countWebhookDeliveries('failed', await this.deliveries.failExpiredHeld());
     }
     const promoted = await this.deliveries.promoteWaiting({ recentOnly: !full });
     if (promoted > 0) {

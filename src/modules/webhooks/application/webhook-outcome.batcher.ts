@@ -2,7 +2,7 @@ import type { AttemptOutcome } from '../domain/webhook-delivery';
 import type {
   ClaimedDelivery,
   WebhookDeliveriesRepository,
-} from '../infrastructure/webhook-deliveries.repository';
+} from './ports/webhook-deliveries.repository';
 
 export interface RecordedAttempt {
   /** False when the delivery was taken over by another worker (its lease ran out). */

@@ -3,6 +3,7 @@ import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { Clock } from '../../../common/time/clock';
+import type { CampaignEventType } from '../../campaigns/domain/campaign-events';
 import { normalizeEvents, WebhookEvent } from '../domain/webhook-events';
 import { Webhook } from '../domain/webhook.entity';
 import { WebhookDeliveryNotFoundError, WebhookNotConfiguredError } from '../domain/webhook.errors';
@@ -12,9 +13,9 @@ import {
   DeliveryFilter,
   DeliveryRow,
   WebhookDeliveriesRepository,
-} from '../infrastructure/webhook-deliveries.repository';
-import { WebhooksRepository } from '../infrastructure/webhooks.repository';
-import { WebhookSecrets } from './webhook-secrets';
+} from './ports/webhook-deliveries.repository';
+import { WebhooksRepository } from './ports/webhooks.repository';
+import { WebhookSecrets } from './ports/webhook-secrets';
 
 export interface WebhookInput {
   url: string;
@@ -36,6 +37,10 @@ const URL_REFUSALS: Partial<Record<OutboundError['kind'], string>> = {
 };
 
 /** A company's webhook configuration and its delivery log. */
+/** Compiles only while every campaign event is a webhook event (WEBHOOK_EVENTS lists it). */
+export type CampaignEventsAreWebhookEvents = AssertNone<Exclude<CampaignEventType, WebhookEvent>>;
+type AssertNone<T extends never> = T;
+
 @Injectable()
 export class WebhooksService {
   constructor(

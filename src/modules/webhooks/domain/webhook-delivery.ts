@@ -1,5 +1,42 @@
+import { TransitionTable } from '../../../common/state/transition-table';
+
 export const DELIVERY_STATUSES = ['PENDING', 'SENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * Deliveries are born PENDING (the outbox trigger of the CreateWebhooks migration writes one per
+ * subscribed webhook), due at once or, behind an earlier event of their campaign, at 'infinity'.
+ */
+export type DeliveryAction =
+  /** An attempt begins (claimed, or handed over when the previous event finished). */
+  | 'claim'
+  /** The receiver answered 2xx. */
+  | 'deliver'
+  /** Another answer or none, with retries left; or the attempt was cut short. */
+  | 'retry'
+  /** Another answer or none, with the retry schedule used up. */
+  | 'fail'
+  /** Held by a switched-off webhook for longer than its event may wait. */
+  | 'expire';
+
+export const WEBHOOK_DELIVERY_LIFECYCLE = new TransitionTable<DeliveryStatus, DeliveryAction>(
+  'WEBHOOK_DELIVERY',
+  {
+    claim: { PENDING: 'SENDING' },
+    deliver: { SENDING: 'DELIVERED' },
+    retry: { SENDING: 'PENDING' },
+    fail: { SENDING: 'FAILED' },
+    expire: { PENDING: 'FAILED' },
+  },
+);
+
+/** What an attempt that ended makes of its delivery. */
+function settled(action: 'deliver' | 'retry' | 'fail'): Exclude<DeliveryStatus, 'SENDING'> {
+  return WEBHOOK_DELIVERY_LIFECYCLE.assertNext('SENDING', action) as Exclude<
+    DeliveryStatus,
+    'SENDING'
+  >;
+}
 
 /** What one POST to the receiver came to. */
 export type AttemptResult =
@@ -35,7 +72,7 @@ export function outcomeOf(
 ): AttemptOutcome {
   if (result.kind === 'aborted') {
     return {
-      status: 'PENDING',
+      status: settled('retry'),
       nextAttemptAt: now,
       statusCode: null,
       error: INTERRUPTED_BY_SHUTDOWN,
@@ -43,15 +80,20 @@ export function outcomeOf(
   }
   const statusCode = result.kind === 'response' ? result.statusCode : null;
   if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
-    return { status: 'DELIVERED', nextAttemptAt: null, statusCode, error: null };
+    return { status: settled('deliver'), nextAttemptAt: null, statusCode, error: null };
   }
   const error =
     result.kind === 'response' ? describeResponse(result.statusCode, result.body) : result.message;
   const delay = retryScheduleMs[attempt - 1];
   if (delay === undefined) {
-    return { status: 'FAILED', nextAttemptAt: null, statusCode, error };
+    return { status: settled('fail'), nextAttemptAt: null, statusCode, error };
   }
-  return { status: 'PENDING', nextAttemptAt: new Date(now.getTime() + delay), statusCode, error };
+  return {
+    status: settled('retry'),
+    nextAttemptAt: new Date(now.getTime() + delay),
+    statusCode,
+    error,
+  };
 }
 
 function describeResponse(statusCode: number, body: string): string {

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { WebhookEvent } from './webhook-events';
 
 /** How long deliveries keep carrying a signature made with the previous secret after a rotation. */
@@ -16,7 +16,9 @@ export interface WebhookSettings {
 @Check('webhooks_events_check', 'cardinality(events) > 0')
 export class Webhook implements WebhookSettings {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
-  @Column({ name: 'company_id', type: 'integer' }) companyId!: number;
+  @Column({ name: 'company_id', type: 'integer' })
+  @ForeignKey('companies', { name: 'webhooks_company_id_fkey', onDelete: 'CASCADE' })
+  companyId!: number;
   @Column({ name: 'url', type: 'varchar', length: 2000 }) url!: string;
   @Column({ name: 'events', type: 'text', array: true }) events!: WebhookEvent[];
   @Column({ name: 'is_active', type: 'boolean' }) isActive!: boolean;

@@ -1,52 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
-import { AttemptOutcome, DeliveryStatus, INTERRUPTED_BY_CRASH } from '../domain/webhook-delivery';
-
-/** A delivery claimed for one attempt, with what the attempt needs. */
-export interface ClaimedDelivery {
-  id: string;
-  companyId: number;
-  webhookId: number;
-  outboxEventId: string;
-  eventType: string;
-  campaignId: number | null;
-  /** This attempt's number (1 for the first). */
-  attempts: number;
-  url: string;
-  secretEncrypted: string;
-  /** Still within its grace period after a rotation; null otherwise. */
-  previousSecretEncrypted: string | null;
-  payload: Record<string, unknown>;
-}
-
-export interface DeliveryRow {
-  id: string;
-  event: string;
-  campaignId: number | null;
-  status: DeliveryStatus;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: Date;
-  deliveredAt: Date | null;
-  nextAttemptAt: Date | null;
-}
-
-export interface AttemptRow {
-  attempt: number;
-  startedAt: Date;
-  durationMs: number | null;
-  statusCode: number | null;
-  error: string | null;
-}
-
-export interface DeliveryFilter {
-  page: number;
-  size: number;
-  status?: DeliveryStatus;
-  campaignId?: number;
-}
+import {
+  AttemptOutcome,
+  INTERRUPTED_BY_CRASH,
+  WEBHOOK_DELIVERY_LIFECYCLE,
+} from '../domain/webhook-delivery';
+import {
+  AttemptRow,
+  ClaimedDelivery,
+  DeliveryFilter,
+  DeliveryRow,
+  WebhookDeliveriesRepository,
+} from '../application/ports/webhook-deliveries.repository';
 
 const HELD_EXPIRED_ERROR = 'webhook desativado: evento não entregue em 24 horas';
 
@@ -74,8 +40,20 @@ const RECENT_WAITING = '5 minutes';
  * CreateWebhooks migration); a worker claims due ones with SKIP LOCKED and a lease, and a
  * delivery whose lease ran out (its worker died mid-attempt) is put back: at least once.
  */
+/** Each move as the delivery's transition table has it (SQL literals from the table, never input). */
+const MOVE = {
+  claim: WEBHOOK_DELIVERY_LIFECYCLE.sql('claim'),
+  deliver: WEBHOOK_DELIVERY_LIFECYCLE.sql('deliver'),
+  retry: WEBHOOK_DELIVERY_LIFECYCLE.sql('retry'),
+  expire: WEBHOOK_DELIVERY_LIFECYCLE.sql('expire'),
+};
+/** Where an attempt's outcome may be written from: the one status every settling move leaves. */
+const SETTLED_FROM = MOVE.deliver.from;
+/** The statuses a delivery ends in. */
+const FINISHED = [MOVE.deliver.to, WEBHOOK_DELIVERY_LIFECYCLE.sql('fail').to].join(', ');
+
 @Injectable()
-export class WebhookDeliveriesRepository {
+export class PgWebhookDeliveriesRepository implements WebhookDeliveriesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
@@ -90,7 +68,7 @@ export class WebhookDeliveriesRepository {
       this.dataSource,
       `WITH due AS (
          SELECT d.id FROM webhook_deliveries d
-          WHERE d.status = 'PENDING' AND d.next_attempt_at <= now()
+          WHERE d.status IN (${MOVE.claim.from}) AND d.next_attempt_at <= now()
             AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active)
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
                              WHERE p.webhook_id = d.webhook_id AND p.campaign_id = d.campaign_id
@@ -100,7 +78,7 @@ export class WebhookDeliveriesRepository {
           LIMIT $1
           FOR UPDATE SKIP LOCKED)
        UPDATE webhook_deliveries d
-          SET status = 'SENDING', attempts = d.attempts + 1, attempt_started_at = now(),
+          SET status = ${MOVE.claim.to}, attempts = d.attempts + 1, attempt_started_at = now(),
               locked_until = now() + make_interval(secs => $2::float8 / 1000)
          FROM due, webhooks w, outbox_events e
         WHERE d.id = due.id AND w.id = d.webhook_id AND e.id = d.outbox_event_id
@@ -137,10 +115,10 @@ export class WebhookDeliveriesRepository {
          UPDATE webhook_deliveries d
             SET status = i.status, next_attempt_at = coalesce(i.next_at, d.next_attempt_at),
                 locked_until = NULL, last_status_code = i.code, last_error = left(i.error, 500),
-                delivered_at = CASE WHEN i.status = 'DELIVERED' THEN now() END,
-                finished_at = CASE WHEN i.status IN ('DELIVERED', 'FAILED') THEN now() END
+                delivered_at = CASE WHEN i.status = ${MOVE.deliver.to} THEN now() END,
+                finished_at = CASE WHEN i.status IN (${FINISHED}) THEN now() END
            FROM input i
-          WHERE d.id = i.id AND d.status = 'SENDING' AND d.attempts = i.attempts
+          WHERE d.id = i.id AND d.status IN (${SETTLED_FROM}) AND d.attempts = i.attempts
           RETURNING d.id, d.company_id, d.webhook_id, d.campaign_id, d.outbox_event_id, d.attempts,
                     d.attempt_started_at, d.status, i.code, i.error, i.duration),
        logged AS (
@@ -154,11 +132,11 @@ export class WebhookDeliveriesRepository {
                   WHERE n.webhook_id = done.webhook_id AND n.campaign_id = done.campaign_id
                     AND n.outbox_event_id > done.outbox_event_id AND n.status = 'PENDING'
                   ORDER BY n.outbox_event_id LIMIT 1) AS next_id
-           FROM done WHERE done.status IN ('DELIVERED', 'FAILED')),
+           FROM done WHERE done.status IN (${FINISHED})),
        next AS (
          UPDATE webhook_deliveries d
             SET next_attempt_at = now(),
-                status = CASE WHEN $8::boolean AND w.is_active THEN 'SENDING' ELSE 'PENDING' END,
+                status = CASE WHEN $8::boolean AND w.is_active THEN ${MOVE.claim.to} ELSE d.status END,
                 attempts = d.attempts + CASE WHEN $8::boolean AND w.is_active THEN 1 ELSE 0 END,
                 attempt_started_at = CASE WHEN $8::boolean AND w.is_active THEN now()
                                           ELSE d.attempt_started_at END,
@@ -184,7 +162,7 @@ export class WebhookDeliveriesRepository {
     );
     const next = new Map<string, ClaimedDelivery>();
     for (const { recorded: _recorded, finishedId, status, ...claimed } of rows) {
-      if (finishedId !== null && status === 'SENDING') {
+      if (finishedId !== null && status === WEBHOOK_DELIVERY_LIFECYCLE.target('claim')) {
         next.set(finishedId, claimed);
       }
     }
@@ -201,10 +179,10 @@ export class WebhookDeliveriesRepository {
       this.dataSource,
       `WITH lost AS (
          UPDATE webhook_deliveries
-            SET status = 'PENDING', next_attempt_at = now(), locked_until = NULL,
+            SET status = ${MOVE.retry.to}, next_attempt_at = now(), locked_until = NULL,
                 last_status_code = NULL, last_error = $1::text
           WHERE id IN (SELECT id FROM webhook_deliveries
-                        WHERE status = 'SENDING' AND locked_until < now()
+                        WHERE status IN (${MOVE.retry.from}) AND locked_until < now()
                         FOR UPDATE SKIP LOCKED)
           RETURNING id, company_id, attempts, attempt_started_at)
        INSERT INTO webhook_delivery_attempts (company_id, delivery_id, attempt, started_at, error)
@@ -223,13 +201,26 @@ export class WebhookDeliveriesRepository {
     const rows = await queryRows<{ id: string }>(
       this.dataSource,
       `UPDATE webhook_deliveries d
-          SET status = 'FAILED', finished_at = now(), last_error = $1
-        WHERE d.status = 'PENDING' AND d.created_at < now() - interval '24 hours'
+          SET status = ${MOVE.expire.to}, finished_at = now(), last_error = $1
+        WHERE d.status IN (${MOVE.expire.from}) AND d.created_at < now() - interval '24 hours'
           AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND NOT w.is_active)
         RETURNING d.id::text AS id`,
       [HELD_EXPIRED_ERROR],
     );
     return rows.length;
+  }
+
+  async countDue(cap: number): Promise<number> {
+    const rows = await queryRows<{ due: number }>(
+      this.dataSource,
+      `SELECT count(*)::int AS due FROM (
+         SELECT 1 FROM webhook_deliveries d
+          WHERE d.status = 'PENDING' AND d.next_attempt_at <= now()
+            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active)
+          LIMIT $1) due`,
+      [cap],
+    );
+    return rows[0].due;
   }
 
   /**

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { SecretBoxError } from '../../../common/crypto/secret-box';
 import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
-import { WebhookSecrets } from '../application/webhook-secrets';
+import { WebhookSecrets } from '../application/ports/webhook-secrets';
 import type { AttemptResult } from '../domain/webhook-delivery';
 import { webhookBody, webhookMessageId } from '../domain/webhook-payload';
 import { signatureHeader } from '../domain/webhook-signature';
-import type { ClaimedDelivery } from './webhook-deliveries.repository';
+import type { ClaimedDelivery } from '../application/ports/webhook-deliveries.repository';
+import { WebhookSender } from '../application/ports/webhook-sender';
 
 /** The receiver's answer is only kept (cut short) for the log; one larger than this fails the attempt. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -22,7 +23,7 @@ const UNREADABLE_SECRET =
  * the time budget and the no-redirect rule hold for every attempt, not only at configuration.
  */
 @Injectable()
-export class WebhookSender {
+export class HttpWebhookSender implements WebhookSender {
   constructor(
     private readonly http: OutboundHttpClient,
     private readonly secrets: WebhookSecrets,

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Webhook } from '../domain/webhook.entity';
+import { WebhooksRepository } from '../application/ports/webhooks.repository';
 
 /** Any constant ("WHK1"): with the company id it names the lock on one company's webhook writes. */
 const WEBHOOK_LOCK_SPACE = 0x57_48_4b_31;
 
 @Injectable()
-export class WebhooksRepository {
+export class PgWebhooksRepository implements WebhooksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   findByCompany(companyId: number): Promise<Webhook | null> {

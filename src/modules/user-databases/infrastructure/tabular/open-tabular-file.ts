@@ -1,4 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import { open } from 'node:fs/promises';
+import { TabularFiles } from '../../application/ports/tabular-files';
 import { UnreadableFileError } from '../../domain/user-database.errors';
 import { openCsvFile } from './csv-file';
 import type { TabularFile } from './tabular-file';
@@ -43,5 +45,12 @@ async function readHead(path: string): Promise<Buffer> {
     return buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
+  }
+}
+
+@Injectable()
+export class SniffedTabularFiles implements TabularFiles {
+  open(path: string, declaredName = ''): Promise<TabularFile> {
+    return openTabularFile(path, declaredName);
   }
 }

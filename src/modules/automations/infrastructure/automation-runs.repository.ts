@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { queryRows } from '../../../database/query-rows';
+import {
+  AutomationRunsRepository,
+  RunSelection,
+  RunTrigger,
+} from '../application/ports/automation-runs.repository';
+import type { AutomationRunRow } from '../application/ports/automations.repository';
+import {
+  AUTOMATION_RUN_LIFECYCLE,
+  AUTOMATION_RUN_OPENINGS,
+  AutomationRunAction,
+} from '../domain/automation-run';
+
+/** Runs as the API shows them; a running run's counts come live from its campaign. */
+export const RUN_SELECT = `
+  SELECT r.id, r.automation_id AS "automationId", r.status, r.trigger, r.scheduled_for AS "scheduledFor",
+         r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.matched_records AS "matchedRecords",
+         CASE WHEN r.status = 'RUNNING' THEN coalesce(c.sent_contacts, r.sent) ELSE r.sent END AS sent,
+         CASE WHEN r.status = 'RUNNING' THEN coalesce(c.failed_contacts, r.failed) ELSE r.failed END AS failed,
+         r.skipped_by_dedup AS "skippedByDedup", r.skipped_by_block_list AS "skippedByBlockList",
+         r.skipped_by_limit AS "skippedByLimit", r.error,
+         coalesce(c.delivered_contacts, 0) AS delivered, coalesce(c.read_contacts, 0) AS read
+    FROM automation_runs r LEFT JOIN campaigns c ON c.id = r.campaign_id`;
+
+@Injectable()
+export class PgAutomationRunsRepository implements AutomationRunsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async open(
+    manager: EntityManager,
+    run: {
+      automationId: number;
+      companyId: number;
+      trigger: RunTrigger;
+      scheduledFor: Date | null;
+    },
+    now: Date,
+  ): Promise<string | null> {
+    const rows = await queryRows<{ id: string }>(
+      manager,
+      `INSERT INTO automation_runs (automation_id, company_id, status, trigger, scheduled_for, started_at)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (automation_id) WHERE status = 'RUNNING' DO NOTHING
+       RETURNING id`,
+      [
+        run.automationId,
+        run.companyId,
+        AUTOMATION_RUN_OPENINGS.start,
+        run.trigger,
+        run.scheduledFor,
+        now,
+      ],
+    );
+    if (rows.length === 0) {
+      return null;
+    }
+    await manager.query(`UPDATE automations SET last_run_at = $2 WHERE id = $1`, [
+      run.automationId,
+      now,
+    ]);
+    return rows[0].id;
+  }
+
+  async recordClosed(
+    manager: EntityManager | null,
+    run: { automationId: number; companyId: number; scheduledFor: Date | null },
+    opening: 'miss' | 'refuse',
+    error: string,
+  ): Promise<void> {
+    await (manager ?? this.dataSource.manager).query(
+      `INSERT INTO automation_runs (automation_id, company_id, status, trigger, scheduled_for, started_at, finished_at, error)
+       VALUES ($1, $2, $3, 'SCHEDULE', $4, now(), now(), left($5, 1000))`,
+      [run.automationId, run.companyId, AUTOMATION_RUN_OPENINGS[opening], run.scheduledFor, error],
+    );
+  }
+
+  async recordSelection(
+    manager: EntityManager,
+    runId: string,
+    selection: RunSelection,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE automation_runs SET matched_records = $2, skipped_by_block_list = $3, skipped_by_dedup = $4,
+              skipped_by_limit = $5, campaign_id = $6 WHERE id = $1`,
+      [
+        runId,
+        selection.matched,
+        selection.skippedByBlockList,
+        selection.skippedByDedup,
+        selection.skippedByLimit,
+        selection.campaignId,
+      ],
+    );
+  }
+
+  async end(
+    manager: EntityManager,
+    runId: string,
+    action: AutomationRunAction,
+    outcome: { sent: number; failed: number; error: string | null } | 'withoutCampaign',
+  ): Promise<void> {
+    const move = [
+      AUTOMATION_RUN_LIFECYCLE.target(action),
+      AUTOMATION_RUN_LIFECYCLE.statusesAllowing(action),
+    ];
+    if (outcome === 'withoutCampaign') {
+      await manager.query(
+        `UPDATE automation_runs SET status = $2, finished_at = now(), campaign_id = NULL
+          WHERE id = $1 AND status = ANY($3)`,
+        [runId, ...move],
+      );
+      return;
+    }
+    await manager.query(
+      `UPDATE automation_runs SET status = $2, finished_at = now(), sent = $4, failed = $5, error = $6
+        WHERE id = $1 AND status = ANY($3)`,
+      [runId, ...move, outcome.sent, outcome.failed, outcome.error],
+    );
+  }
+
+  async logSent(manager: EntityManager, runId: string, phoneNumber: string): Promise<void> {
+    await manager.query(
+      `INSERT INTO automation_sent_log (automation_id, run_id, phone_number, sent_at)
+       SELECT automation_id, id, $2, now() FROM automation_runs WHERE id = $1`,
+      [runId, phoneNumber],
+    );
+  }
+
+  async find(manager: EntityManager, runId: string): Promise<AutomationRunRow> {
+    const rows: AutomationRunRow[] = await manager.query(`${RUN_SELECT} WHERE r.id = $1`, [runId]);
+    return rows[0];
+  }
+}

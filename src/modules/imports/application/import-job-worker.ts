@@ -1,0 +1,123 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DomainError } from '../../../common/errors/domain-error';
+import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
+import { PgNotifications } from '../../../common/work/pg-notifications';
+import { WorkLoop } from '../../../common/work/work-loop';
+import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
+import { AppConfig } from '../../../config/app-config.service';
+import { ClaimedJob, ImportJobsRepository } from './ports/import-jobs.repository';
+import { IMPORT_CHANNEL } from './ports/import-jobs.repository';
+import {
+  ContactImportRequest,
+  PushImports,
+} from '../../user-databases/application/push-imports.service';
+
+/**
+ * How soon a job whose worker died is taken over. A live worker holds its job's row lock, so
+ * it never loses the job however long it takes; this only bounds the delay after a crash.
+ */
+export const IMPORT_LEASE_SECONDS = 15;
+/** Attempts before a job that keeps dying (or erring) is failed. */
+export const MAX_IMPORT_ATTEMPTS = 3;
+/** Least pause between claims while a job is held by a worker past its lease. */
+const BUSY_POLL_MS = 1_000;
+
+/**
+ * Runs async push imports (…/imports/contacts?async=true). Each job is claimed with
+ * SKIP LOCKED and a lease, then imported in one transaction that also marks it COMPLETED: a
+ * worker killed with -9 leaves no rows behind, and the next claim starts the job over.
+ */
+@Injectable()
+export class ImportJobWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ImportJobWorker.name);
+  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly loop = new WorkLoop('contact-imports', () => this.step(), { idleMs: 5_000 });
+  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
+    notifications: this.notifications,
+    channel: IMPORT_CHANNEL,
+  });
+
+  constructor(
+    private readonly jobs: ImportJobsRepository,
+    private readonly imports: PushImports,
+    private readonly notifications: PgNotifications,
+    private readonly config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.metrics.reportQueueDepth('import_jobs', () => this.jobs.countPending(QUEUE_DEPTH_CAP));
+    await this.loopRunner.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.loopRunner.stop();
+  }
+
+  wake(): void {
+    this.loop.wake();
+  }
+
+  private async step(): Promise<number | null> {
+    const job = await this.jobs.claim(this.workerId, IMPORT_LEASE_SECONDS);
+    if (!job) {
+      const ms = await this.jobs.msUntilNextDue();
+      return ms === null ? null : Math.max(ms, BUSY_POLL_MS);
+    }
+    if (job.attempts > MAX_IMPORT_ATTEMPTS) {
+      await this.jobs.fail(
+        job.id,
+        this.workerId,
+        `A importação foi interrompida ${MAX_IMPORT_ATTEMPTS} vezes`,
+      );
+      return 0;
+    }
+    await this.process(job);
+    return 0;
+  }
+
+  private async process(job: ClaimedJob): Promise<void> {
+    const started = Date.now();
+    try {
+      const result = await this.jobs.transaction(async (manager) => {
+        const locked = await this.jobs.lockForWork(manager, job.id, this.workerId);
+        if (!locked) {
+          return null;
+        }
+        const imported = await this.imports.run(
+          manager,
+          job.companyId,
+          locked.payload as ContactImportRequest,
+        );
+        const { database, summary } = imported;
+        await this.jobs.complete(manager, job.id, {
+          databaseId: database.id,
+          imported: summary.imported,
+          duplicatesRemoved: summary.duplicatesRemoved,
+          invalidRows: summary.invalidRows,
+          rowErrors: summary.errors,
+        });
+        return imported;
+      });
+      if (result) {
+        this.logger.log({ jobId: job.id, ms: Date.now() - started }, 'Contact import completed');
+        await this.imports.afterCommit(result, 'push_async');
+      }
+    } catch (error) {
+      await this.failed(job, error);
+    }
+  }
+
+  /** A refusal (limit, missing database) is final; anything else is retried while attempts last. */
+  private async failed(job: ClaimedJob, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof DomainError || job.attempts >= MAX_IMPORT_ATTEMPTS) {
+      await this.jobs.fail(job.id, this.workerId, message);
+      return;
+    }
+    this.logger.error({ jobId: job.id, err: error }, 'Contact import failed; it will be retried');
+    await this.jobs.retryLater(job.id, this.workerId, message);
+  }
+}

@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import { DateTime } from 'luxon';
+import type { EntityManager } from 'typeorm';
+import { Metrics } from '../../../common/metrics/metrics';
+import { Clock } from '../../../common/time/clock';
+import { AppConfig } from '../../../config/app-config.service';
+import { ImportKind, planPushImport, PushImportPlan, RowError } from '../domain/push-import-plan';
+import type { UserDatabase } from '../domain/user-database.entity';
+import { RecordBatches } from './ports/record-batches';
+import { UserDatabasesRepository } from './ports/user-databases.repository';
+import { LargeDatabaseIndexing } from './large-database-indexing';
+import { UserDatabasesService } from './user-databases.service';
+
+/** A push import as a request carries it and a job's payload keeps it (docs/API-RULES.md §6). */
+export interface ContactImportRequest {
+  kind: ImportKind;
+  name: string | null;
+  description: string | null;
+  dedupe: boolean;
+  databaseId: number | null;
+  rows: unknown[];
+}
+
+export interface ImportSummary {
+  totalRows: number;
+  imported: number;
+  duplicatesRemoved: number;
+  invalidRows: number;
+  errors: RowError[];
+}
+
+export interface ImportResult {
+  database: UserDatabase;
+  summary: ImportSummary;
+}
+
+/**
+ * Push imports into databases: the rows of a request become a new PUSH_IMPORT database, or
+ * are appended to one of the caller's databases (databaseId). Either way in one transaction,
+ * so a request or a job is imported whole or not at all. Exported for the imports module,
+ * which owns the requests and the async jobs.
+ */
+@Injectable()
+export class PushImports {
+  constructor(
+    private readonly recordBatches: RecordBatches,
+    private readonly userDatabases: UserDatabasesService,
+    private readonly databases: UserDatabasesRepository,
+    private readonly indexing: LargeDatabaseIndexing,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** The synchronous import (201). */
+  async importNow(companyId: number, request: ContactImportRequest): Promise<ImportResult> {
+    const result = await this.databases.transaction((manager) =>
+      this.run(manager, companyId, request),
+    );
+    await this.afterCommit(result, 'push');
+    return result;
+  }
+
+  /** Follow-up of a committed import: the request's (push), or a job's (push_async). */
+  afterCommit(result: ImportResult, kind: 'push' | 'push_async'): Promise<void> {
+    this.metrics.countImportedRows(kind, result.summary.imported);
+    return this.indexing.afterCommit(result.summary.imported);
+  }
+
+  /**
+   * What can be refused before an import is queued: another company's or a read-only
+   * databaseId, or the plan's limit for a new database.
+   */
+  async assertCanReceive(companyId: number, databaseId: number | null): Promise<void> {
+    if (databaseId === null) {
+      await this.userDatabases.assertBelowLimit(companyId);
+    } else {
+      (await this.databases.findOwnedOrFail(companyId, databaseId)).assertWritable();
+    }
+  }
+
+  /** The import itself, in the caller's transaction (the request's, or the job worker's). */
+  async run(
+    manager: EntityManager,
+    companyId: number,
+    request: ContactImportRequest,
+  ): Promise<ImportResult> {
+    const now = this.clock.now();
+    const existing =
+      request.databaseId === null
+        ? null
+        : await this.databases.lockOwned(manager, companyId, request.databaseId);
+    existing?.assertWritable();
+    const plan = planPushImport({
+      kind: request.kind,
+      rows: request.rows,
+      dedupe: request.dedupe,
+      defaultCountryCode: this.config.defaultCountryCode,
+      existingColumns: existing?.columns,
+    });
+    const database =
+      existing ??
+      (await this.userDatabases.createWithinLimit(manager, {
+        companyId,
+        name: request.name ?? this.defaultName(now),
+        description: request.description,
+        origin: 'PUSH_IMPORT',
+        columns: plan.columns,
+      }));
+    const imported = await this.write(
+      manager,
+      database,
+      plan,
+      request.dedupe && existing !== null,
+      now,
+    );
+    await this.databases.recordRowsAdded(
+      manager,
+      database.id,
+      imported,
+      now,
+      existing && plan.addedColumns.length > 0 ? plan.columns : undefined,
+    );
+    const updated = await this.databases.lockOwned(manager, companyId, database.id);
+    await this.indexing.onLoaded(manager, database.id, updated.rowCount);
+    return {
+      database: updated,
+      summary: {
+        totalRows: plan.totalRows,
+        imported,
+        // Phones repeated in the request, and (appending with dedupe) phones the database had.
+        duplicatesRemoved: plan.duplicatesRemoved + (plan.records.length - imported),
+        invalidRows: plan.invalidRows,
+        errors: plan.rowErrors,
+      },
+    };
+  }
+
+  private async write(
+    manager: EntityManager,
+    database: UserDatabase,
+    plan: PushImportPlan,
+    skipExistingPhones: boolean,
+    now: Date,
+  ): Promise<number> {
+    const writer = this.recordBatches.open(manager, {
+      databaseId: database.id,
+      companyId: database.companyId,
+      now,
+      skipExistingPhones,
+    });
+    await writer.write(plan.records);
+    return writer.finish();
+  }
+
+  /** "Importação 22/11/2026 14:05:09", in APP_TIMEZONE. */
+  private defaultName(now: Date): string {
+    return `Importação ${DateTime.fromJSDate(now).setZone(this.config.appTimezone).toFormat('dd/MM/yyyy HH:mm:ss')}`;
+  }
+}

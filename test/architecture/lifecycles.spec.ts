@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { AUTOMATION_RUN_LIFECYCLE } from '../../src/modules/automations/domain/automation-run';
+import { CAMPAIGN_CONTACT_LIFECYCLE } from '../../src/modules/campaigns/domain/campaign-contact-status';
+import { CAMPAIGN_LIFECYCLE } from '../../src/modules/campaigns/domain/campaign-status';
+import { IMPORT_JOB_LIFECYCLE } from '../../src/modules/imports/domain/import-job.entity';
+import { NOTICE_LIFECYCLE } from '../../src/modules/notices/domain/notice-status';
+import { USER_DATABASE_LIFECYCLE } from '../../src/modules/user-databases/domain/user-database-status';
+import { WEBHOOK_DELIVERY_LIFECYCLE } from '../../src/modules/webhooks/domain/webhook-delivery';
+
+const SRC = join(__dirname, '..', '..', 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) {
+      return name === 'migrations' ? [] : sourceFiles(path);
+    }
+    return name.endsWith('.ts') && !name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+describe('lifecycles', () => {
+  it('write no status as a literal in SQL: every SET status comes from a transition table', () => {
+    const literalWrites = sourceFiles(SRC).flatMap((file) =>
+      (readFileSync(file, 'utf8').match(/SET\s+status\s*=\s*'[A-Z_]+'/g) ?? []).map(
+        (write) => `${relative(SRC, file)}: ${write}`,
+      ),
+    );
+    expect(literalWrites).toEqual([]);
+  });
+
+  it('at-most-once lifecycles never go back to sending from a state that may have sent', () => {
+    // A contact or a notice whose send may have gone out is never taken again.
+    expect(CAMPAIGN_CONTACT_LIFECYCLE.statusesAllowing('take')).toEqual(['PENDING']);
+    expect(CAMPAIGN_CONTACT_LIFECYCLE.statusesAllowing('requeue')).toEqual(['SENDING']);
+    expect(CAMPAIGN_CONTACT_LIFECYCLE.next('UNCERTAIN', 'requeue')).toBeUndefined();
+    expect(NOTICE_LIFECYCLE.statusesAllowing('take')).toEqual(['PENDING']);
+    expect(NOTICE_LIFECYCLE.next('SENT', 'retry')).toBeUndefined();
+  });
+
+  it('end runs, jobs and deliveries once: a finished one moves no more', () => {
+    for (const action of ['complete', 'fail'] as const) {
+      expect(AUTOMATION_RUN_LIFECYCLE.next('COMPLETED', action)).toBeUndefined();
+      expect(AUTOMATION_RUN_LIFECYCLE.next('FAILED', action)).toBeUndefined();
+      expect(IMPORT_JOB_LIFECYCLE.next('COMPLETED', action)).toBeUndefined();
+    }
+    for (const action of ['claim', 'deliver', 'retry', 'fail', 'expire'] as const) {
+      expect(WEBHOOK_DELIVERY_LIFECYCLE.next('DELIVERED', action)).toBeUndefined();
+      expect(WEBHOOK_DELIVERY_LIFECYCLE.next('FAILED', action)).toBeUndefined();
+    }
+  });
+
+  it('lets an import job be taken over only while it is unfinished', () => {
+    expect(IMPORT_JOB_LIFECYCLE.statusesAllowing('claim')).toEqual(['PENDING', 'RUNNING']);
+    expect(IMPORT_JOB_LIFECYCLE.next('FAILED', 'claim')).toBeUndefined();
+  });
+
+  it('keeps a campaign terminal once completed, cancelled or failed', () => {
+    for (const terminal of ['COMPLETED', 'CANCELLED', 'FAILED'] as const) {
+      for (const action of ['start', 'pause', 'resume', 'cancel', 'complete', 'fail'] as const) {
+        expect(CAMPAIGN_LIFECYCLE.next(terminal, action)).toBeUndefined();
+      }
+    }
+  });
+
+  it('toggles a database between ACTIVE and INACTIVE only', () => {
+    expect(USER_DATABASE_LIFECYCLE.next('ACTIVE', 'toggle')).toBe('INACTIVE');
+    expect(USER_DATABASE_LIFECYCLE.next('INACTIVE', 'toggle')).toBe('ACTIVE');
+  });
+});
