@@ -46,6 +46,7 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         optOutWords: ['SAIR', 'PARAR', 'STOP', 'CANCELAR', 'DESCADASTRAR'],
         optOutConfirmation: null,
         sendingWindow: null,
+        autoPause: { failuresInRow: 5, refusedPercent: 30, refusedSample: 50 },
       });
     });
 
@@ -94,6 +95,7 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         optOutWords: ['SAIR', 'PARAR', 'STOP', 'CANCELAR', 'DESCADASTRAR'],
         optOutConfirmation: null,
         sendingWindow: null,
+        autoPause: { failuresInRow: 5, refusedPercent: 30, refusedSample: 50 },
       });
       expect(await flagsRow(company.id)).toMatchObject({
         blocked_contacts_enabled: false,

@@ -329,7 +329,7 @@ describe('delivery tracking through the gateway’s events', () => {
     expect(messages).toEqual(['Olá Contato', 'Pronto, você não receberá mais mensagens.']);
   });
 
-  it('holds an instance’s campaigns on connection close, resumes on open, and fails them on logout', async () => {
+  it('holds an instance’s campaigns on connection close, resumes on open, and pauses them on logout', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company);
     const c = await campaign(company, config.id, {
@@ -368,7 +368,11 @@ describe('delivery tracking through the gateway’s events', () => {
       state: 'close',
       statusReason: 401,
     });
-    const failed = await waitForCampaign(company, c.id, (x) => x.status === 'FAILED', 10_000);
-    expect(failed.message).toMatch(/logout/);
+    const paused = await waitForCampaign(company, c.id, (x) => x.status === 'PAUSED', 10_000);
+    expect(paused.pauseReason).toMatch(/logout/);
+    expect(paused.message).toBe(paused.pauseReason);
+    const atLogout = ours();
+    await sleep(2_000);
+    expect(ours()).toBeLessThanOrEqual(atLogout + 1);
   });
 });

@@ -16,6 +16,7 @@ import type { Company } from '../domain/company.entity';
 import { Type } from 'class-transformer';
 import { SendingWindowDto } from '../../../common/time/sending-window.dto';
 import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
+import { AutoPauseDto } from '../../../common/messaging/auto-pause.dto';
 
 export class UpdateCompanySettingsDto {
   @ApiPropertyOptional()
@@ -66,6 +67,18 @@ export class UpdateCompanySettingsDto {
   @ValidateNested()
   @Type(() => SendingWindowDto)
   sendingWindow?: SendingWindowDto | null;
+  @ApiPropertyOptional({
+    type: AutoPauseDto,
+    nullable: true,
+    description:
+      'Quando uma campanha é pausada por sinais de bloqueio (falhas seguidas, números fora do WhatsApp); null volta ao padrão',
+  })
+  @IsOmittable()
+  @ValidateIf((_o, value) => value !== null)
+  @IsObject({ message: 'deve ser um objeto {failuresInRow, refusedPercent, refusedSample}' })
+  @ValidateNested()
+  @Type(() => AutoPauseDto)
+  autoPause?: AutoPauseDto | null;
 }
 
 export class CompanySettingsResponse {
@@ -77,6 +90,8 @@ export class CompanySettingsResponse {
   optOutWords!: string[];
   @ApiProperty({ type: String, nullable: true }) optOutConfirmation!: string | null;
   @ApiNullableObject(SendingWindowDto) sendingWindow!: SendingWindowDto | null;
+  /** The thresholds in force: the company's own, or the defaults. */
+  @ApiProperty({ type: AutoPauseDto }) autoPause!: AutoPauseDto;
 }
 
 export function toCompanySettingsResponse(company: Company): CompanySettingsResponse {
@@ -88,5 +103,6 @@ export function toCompanySettingsResponse(company: Company): CompanySettingsResp
     optOutWords: [...company.effectiveOptOutWords],
     optOutConfirmation: company.optOutConfirmation,
     sendingWindow: company.sendingWindow,
+    autoPause: company.effectiveAutoPause,
   };
 }

@@ -2,6 +2,7 @@ import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { CompanySubscription } from './company-subscription.entity';
 import { grantsServiceAccess, RegistrationType } from './registration-type';
 import type { SendingWindow } from '../../../common/time/sending-window';
+import { AutoPauseThresholds, autoPauseOf } from '../../../common/messaging/auto-pause';
 
 /** Per-company overrides; null means "the system default from the environment". */
 export interface CompanyLimitOverrides {
@@ -36,6 +37,7 @@ export type CompanySettingsChanges = Partial<
     optOutWords: string[] | null;
     optOutConfirmation: string | null;
     sendingWindow: SendingWindow | null;
+    autoPause: AutoPauseThresholds | null;
   }
 >;
 
@@ -78,6 +80,10 @@ export class Company implements CompanyLimitOverrides, CompanyFeatureFlags {
   /** The default sending window of the company's campaigns and automation runs; null: always. */
   @Column({ name: 'sending_window', type: 'jsonb', nullable: true })
   sendingWindow!: SendingWindow | null;
+
+  /** The thresholds that pause a campaign showing ban signals; null: the defaults. */
+  @Column({ name: 'auto_pause', type: 'jsonb', nullable: true })
+  autoPause!: AutoPauseThresholds | null;
   @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true }) rateLimitPerMinute!:
     number | null;
   @Column({ name: 'rate_limit_per_hour', type: 'integer', nullable: true }) rateLimitPerHour!:
@@ -178,7 +184,14 @@ export class Company implements CompanyLimitOverrides, CompanyFeatureFlags {
     if (changes.sendingWindow !== undefined) {
       this.sendingWindow = changes.sendingWindow;
     }
+    if (changes.autoPause !== undefined) {
+      this.autoPause = changes.autoPause && { ...changes.autoPause };
+    }
     this.updatedAt = now;
+  }
+
+  get effectiveAutoPause(): AutoPauseThresholds {
+    return autoPauseOf(this.autoPause);
   }
 
   /** The words whose reply opts a number out. */

@@ -8,7 +8,7 @@ export type { Receipt } from './ports/delivery-receipts.repository';
 /** How soon a campaign held for a closed instance looks again if no "open" event comes. */
 const CLOSED_INSTANCE_RECHECK_SECONDS = 60;
 export const LOGGED_OUT_REASON =
-  'a instância do WhatsApp saiu da conta (logout): conecte o número de novo no gateway e crie a campanha outra vez';
+  'a instância do WhatsApp saiu da conta (logout): conecte o número de novo no gateway e retome a campanha';
 
 /**
  * What the gateway's events mean for campaigns, for the module that receives them: receipts,
@@ -54,10 +54,13 @@ export class CampaignDeliveryEvents {
     await this.receipts.releaseForOpenInstance(gatewayConfigId);
   }
 
-  /** Logged out: nothing will send until a person reconnects the number. */
+  /**
+   * Logged out, a ban signal: nothing will send until a person reconnects the number, looks
+   * and resumes (an automation's run, which nobody resumes, fails instead).
+   */
   async instanceLoggedOut(gatewayConfigId: number): Promise<void> {
     for (const campaignId of await this.receipts.liveCampaignIds(gatewayConfigId)) {
-      await this.dispatcher.failCampaignNow(campaignId, LOGGED_OUT_REASON);
+      await this.dispatcher.pauseCampaignNow(campaignId, LOGGED_OUT_REASON);
     }
   }
 }

@@ -31,6 +31,8 @@ import {
   variantSeed,
 } from '../domain/campaign-message';
 import { CampaignCounts, progressStepOf } from '../domain/campaign-stats';
+import { banSignalOf, SendSignal } from '../domain/ban-signals';
+import { autoPauseOf } from '../../../common/messaging/auto-pause';
 import {
   CampaignCounters,
   ClaimedCampaign,
@@ -541,6 +543,7 @@ export class CampaignDispatcher {
           campaign.id,
           contact.id,
           outcome.reason,
+          sendSignalOf(outcome),
         );
         if (counters.contactMoved) {
           this.count(manager, 'failed', outcome.cause);
@@ -555,7 +558,15 @@ export class CampaignDispatcher {
             instancePaced: outcome.paced,
           },
         );
-        return next.leaseHeld ? this.afterCounting(manager, campaign, counters) : undefined;
+        if (!next.leaseHeld) {
+          return;
+        }
+        await this.afterCounting(manager, campaign, counters);
+        const banSignal = banSignalOf(counters, autoPauseOf(counters.autoPause));
+        if (counters.contactMoved && banSignal) {
+          await this.pauseCampaign(manager, campaign, banSignal, true);
+        }
+        return;
       }
       case 'uncertain': {
         this.logger.warn(
@@ -728,15 +739,15 @@ export class CampaignDispatcher {
   }
 
   /**
-   * Ends a campaign for a reason found outside a send (its instance logged out of WhatsApp),
-   * with the same event and records as a send that found it. No notice: it would go through
+   * Pauses a campaign for a reason found outside a send (its instance logged out of
+   * WhatsApp), with the same event as a send that found it. No notice: it would go through
    * the instance that cannot send.
    */
-  async failCampaignNow(campaignId: number, reason: string): Promise<void> {
+  async pauseCampaignNow(campaignId: number, reason: string): Promise<void> {
     await this.transaction(async (manager) => {
       const campaign = await this.repository.lockCampaign(manager, campaignId);
       if (campaign) {
-        await this.failCampaign(manager, campaign, reason, false);
+        await this.pauseCampaign(manager, campaign, reason, false);
       }
     });
   }
@@ -830,6 +841,14 @@ export class CampaignDispatcher {
       dedupKey: `campaign:${campaign.id}:${what}`,
     });
   }
+}
+
+/** What a failed send says about the number (a send made through the gateway says something). */
+function sendSignalOf(outcome: Extract<SendOutcome, { kind: 'failed' }>): SendSignal {
+  if (!outcome.paced) {
+    return null;
+  }
+  return outcome.cause === 'refused_number' ? 'refused' : 'failed';
 }
 
 /** What a turn on the instance came to: messages that went out or may have. */

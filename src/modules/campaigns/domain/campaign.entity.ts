@@ -104,6 +104,10 @@ export class Campaign {
   /** Our own errors in a row before a gateway call; the engine pauses the campaign at a few. */
   @Column({ name: 'internal_error_streak', type: 'integer', default: 0 })
   internalErrorStreak!: number;
+  /** Ban signals (domain/ban-signals.ts): sends failed in a row; sends and refusals watched. */
+  @Column({ name: 'send_failure_streak', type: 'integer', default: 0 }) sendFailureStreak!: number;
+  @Column({ name: 'watched_sends', type: 'integer', default: 0 }) watchedSends!: number;
+  @Column({ name: 'watched_refusals', type: 'integer', default: 0 }) watchedRefusals!: number;
   /** FAILED contacts whose send outcome stayed unknown (never found in the gateway's store). */
   @Column({ name: 'unknown_outcome_contacts', type: 'integer', default: 0 })
   unknownOutcomeContacts!: number;
@@ -194,6 +198,9 @@ export class Campaign {
       failureReason: null,
       pauseReason: null,
       internalErrorStreak: 0,
+      sendFailureStreak: 0,
+      watchedSends: 0,
+      watchedRefusals: 0,
       unknownOutcomeContacts: 0,
       deliveredContacts: 0,
       readContacts: 0,
@@ -227,6 +234,10 @@ export class Campaign {
     this.pausedAt = null;
     this.pauseReason = null;
     this.internalErrorStreak = 0;
+    // A person looked: the ban signals are watched anew, over the next sends.
+    this.sendFailureStreak = 0;
+    this.watchedSends = 0;
+    this.watchedRefusals = 0;
     this.nextSendAt = now;
   }
 

@@ -20,7 +20,10 @@ import {
   Pauses,
   Requeue,
   RequeueResult,
+  FailedContactCounters,
 } from '../application/ports/dispatch.repository';
+import type { SendSignal } from '../domain/ban-signals';
+import { DEFAULT_AUTO_PAUSE } from '../../../common/messaging/auto-pause';
 
 interface TakenContactColumns {
   contactId: string | null;
@@ -354,6 +357,8 @@ export class PgDispatchRepository implements DispatchRepository {
               waiting_reason = CASE WHEN locked_by = $5 AND ${longPauseDue} THEN 'LONG_PAUSE' END,
               disconnected_since = CASE WHEN locked_by = $5 THEN NULL ELSE disconnected_since END,
               internal_error_streak = CASE WHEN locked_by = $5 THEN 0 ELSE internal_error_streak END,
+              send_failure_streak = CASE WHEN EXISTS (SELECT 1 FROM sent) THEN 0 ELSE send_failure_streak END,
+              watched_sends = watched_sends + (SELECT count(*)::int FROM sent),
               updated_at = now()
         WHERE id = $1
         RETURNING ${COUNTER_COLUMNS}, locked_by IS NOT DISTINCT FROM $5 AS "leaseHeld",
@@ -375,24 +380,48 @@ export class PgDispatchRepository implements DispatchRepository {
     return rows[0];
   }
 
-  /** The contact FAILED (not to be sent), counted in the same statement. */
+  /**
+   * The contact FAILED (not to be sent), counted in the same statement with what it says
+   * about the number (`signal`, see domain/ban-signals.ts): a failed send lengthens the
+   * failures in a row, a refused number counts while the first sends are watched.
+   */
   async failContact(
     manager: EntityManager,
     campaignId: number,
     contactId: string,
     reason: string,
-  ): Promise<CampaignCounters & { contactMoved: boolean }> {
-    const rows = await queryRows<CampaignCounters & { contactMoved: boolean }>(
+    signal: SendSignal,
+  ): Promise<FailedContactCounters> {
+    const rows = await queryRows<FailedContactCounters>(
       manager,
       `WITH failed AS (
          UPDATE campaign_contacts SET status = ${MOVE.fail.to}, failed_at = now(), failure_reason = left($3, 500)
           WHERE id = $2 AND status = ANY($4)
-          RETURNING id)
-       UPDATE campaigns SET failed_contacts = failed_contacts + (SELECT count(*)::int FROM failed),
+          RETURNING id),
+       moved AS (SELECT count(*)::int AS n FROM failed),
+       company AS (SELECT co.auto_pause FROM companies co JOIN campaigns ca ON ca.company_id = co.id
+                    WHERE ca.id = $1)
+       UPDATE campaigns
+          SET failed_contacts = failed_contacts + moved.n,
+              send_failure_streak = send_failure_streak + CASE WHEN $5::text IS NULL THEN 0 ELSE moved.n END,
+              watched_refusals = watched_refusals + CASE
+                WHEN $5 = 'refused' AND watched_sends
+                     < coalesce((company.auto_pause ->> 'refusedSample')::int, $6) THEN moved.n ELSE 0 END,
+              watched_sends = watched_sends + CASE WHEN $5::text IS NULL THEN 0 ELSE moved.n END,
               updated_at = now()
-        WHERE id = $1
-        RETURNING ${COUNTER_COLUMNS}, EXISTS (SELECT 1 FROM failed) AS "contactMoved"`,
-      [campaignId, contactId, reason, contactStatusesAllowing('fail')],
+         FROM moved LEFT JOIN company ON true
+        WHERE campaigns.id = $1
+        RETURNING ${COUNTER_COLUMNS}, moved.n > 0 AS "contactMoved",
+                  send_failure_streak AS "sendFailureStreak", watched_sends AS "watchedSends",
+                  watched_refusals AS "watchedRefusals", company.auto_pause AS "autoPause"`,
+      [
+        campaignId,
+        contactId,
+        reason,
+        contactStatusesAllowing('fail'),
+        signal,
+        DEFAULT_AUTO_PAUSE.refusedSample,
+      ],
     );
     return rows[0];
   }

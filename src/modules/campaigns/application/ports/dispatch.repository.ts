@@ -5,6 +5,8 @@ import type {
   WaitingReason,
 } from '../../domain/campaign.entity';
 import type { SendingWindow } from '../../../../common/time/sending-window';
+import type { AutoPauseThresholds } from '../../../../common/messaging/auto-pause';
+import type { SendSignal, WatchedSends } from '../../domain/ban-signals';
 import type { SentContact } from '../../../user-databases/application/system-contacts.recorder';
 
 export type { SentContact };
@@ -86,6 +88,14 @@ export interface CampaignCounters {
   status: string;
   deliveredContacts: number;
   readContacts: number;
+}
+
+/** A contact's failure counted: the campaign's counters and its watched sends after it. */
+export interface FailedContactCounters extends CampaignCounters, WatchedSends {
+  /** The contact's row moved (it was counted). */
+  contactMoved: boolean;
+  /** The company's thresholds for ban signals; null: the defaults. */
+  autoPause: AutoPauseThresholds | null;
 }
 
 /** How a contact goes back to PENDING, and what that says about the campaign. */
@@ -213,7 +223,8 @@ export abstract class DispatchRepository {
     campaignId: number,
     contactId: string,
     reason: string,
-  ): Promise<CampaignCounters & { contactMoved: boolean }>;
+    signal: SendSignal,
+  ): Promise<FailedContactCounters>;
   /**
    * The outcome is unknown: the contact UNCERTAIN, its first look into the gateway's store
    * `firstReconcileDelayMs` after the send began. Counters do not move until it is resolved.
