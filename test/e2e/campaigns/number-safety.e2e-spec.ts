@@ -38,7 +38,8 @@ describe('keeping a number safe', () => {
 
   beforeAll(async () => {
     await fake.start();
-    t = await startTestApp();
+    // More campaigns than an hour allows one company by default: each guard has its own.
+    t = await startTestApp({ CAMPAIGN_CREATIONS_PER_HOUR: '100' });
     company = await TestCompany.register(t.http);
   });
   afterEach(() => {
@@ -146,6 +147,43 @@ describe('keeping a number safe', () => {
     const messages = sentThrough(fake, gateway.instance);
     expect(messages).toHaveLength(3);
     expect(Math.min(...gapsOf(messages))).toBeGreaterThanOrEqual(990);
+  });
+
+  it('sends a notice in its turn on the instance, never closer than the pause of its senders', async () => {
+    const gateway = await savedGateway();
+    const noticePhone = '11999997777';
+    const long = await campaignOn(gateway.id, {
+      name: 'Longa',
+      intervalMinSeconds: 1,
+      intervalMaxSeconds: 1,
+      contacts: phones(5, 700),
+    });
+    // Ends after its first message, while the long one still sends: its notice joins the pace.
+    const short = await campaignOn(gateway.id, {
+      name: 'Curta',
+      intervalMinSeconds: 1,
+      intervalMaxSeconds: 1,
+      notificationPhone: noticePhone,
+      contacts: phones(1, 720),
+    });
+    for (const campaign of [long, short]) {
+      await waitForCampaign(company, campaign.id, (c) => c.status === 'COMPLETED');
+    }
+    const notice = async (): Promise<string | undefined> =>
+      (
+        await db().query(`SELECT status FROM notices WHERE dedup_key = $1`, [
+          `campaign:${short.id}:completed`,
+        ])
+      ).rows[0]?.status;
+    for (let i = 0; i < 100 && (await notice()) !== 'SENT'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const messages = sentThrough(fake, gateway.instance);
+    expect(messages.map((m) => m.number)).toContain(`55${noticePhone}`);
+    expect(messages).toHaveLength(7);
+    expect(Math.min(...gapsOf(messages))).toBeGreaterThanOrEqual(990);
+    const usage = await company.get(`/api/gateway-configs/${gateway.id}/usage`).expect(200);
+    expect(usage.body.messagesToday).toBe(7);
   });
 
   it('stops an instance at its daily limit and goes on the next day', async () => {

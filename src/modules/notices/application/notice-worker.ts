@@ -11,14 +11,24 @@ import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
+import { GatewayConfigUsageRegistry } from '../../gateway/application/gateway-config-usage.registry';
+import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
+import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { GatewayError, MessagingGateway } from '../../gateway/domain/messaging-gateway';
 import { ClaimedNotice, NoticesRepository } from './ports/notices.repository';
 
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 60_000;
+/** Long enough for one text message's send, its timeout included. */
+const HOLD_SECONDS = 60;
 export const NOTICE_CHANNEL = 'notices';
 
-/** Sends queued notices (end of campaign, failures, disconnects) through the company's gateway. */
+/**
+ * Sends queued notices (end of campaign, failures, disconnects) through the company's gateway,
+ * paced with everything else its instance sends (docs/ARCHITECTURE.md, "Keeping numbers
+ * safe"): a notice holds the instance like a campaign's turn, once the instance has been quiet
+ * for the shortest pause among its active senders, and counts towards its figure of the day.
+ */
 @Injectable()
 export class NoticeWorker
   implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
@@ -37,6 +47,9 @@ export class NoticeWorker
     private readonly notifications: PgNotifications,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly pacing: InstancePacing,
+    private readonly senders: GatewayConfigUsageRegistry,
+    private readonly liveness: WorkerLiveness,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -61,6 +74,27 @@ export class NoticeWorker
   }
 
   private async send(notice: ClaimedNotice): Promise<void> {
+    const { shortestPauseSeconds } = await this.senders.activeSenders(
+      notice.companyId,
+      notice.gatewayConfigId,
+    );
+    const holder = this.liveness.workerId;
+    const slot = await this.pacing.hold(
+      notice.gatewayConfigId,
+      holder,
+      HOLD_SECONDS,
+      shortestPauseSeconds ?? 0,
+    );
+    if (!slot.held) {
+      await this.notices.waitForSlot(notice.id, slot.retryAt);
+      return;
+    }
+    const sent = await this.sendHeld(notice);
+    await this.pacing.release(notice.gatewayConfigId, holder, { sent: sent ? 1 : 0 });
+  }
+
+  /** Answers whether the message went out or may have (it counts for the instance's day). */
+  private async sendHeld(notice: ClaimedNotice): Promise<boolean> {
     try {
       const { target } = await this.gatewayConfigs.resolveTarget(
         notice.companyId,
@@ -68,6 +102,7 @@ export class NoticeWorker
       );
       await this.gateway.send(target, notice.phoneNumber, { kind: 'text', text: notice.text });
       await this.notices.markSent(notice.id);
+      return true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const retryable =
@@ -78,6 +113,7 @@ export class NoticeWorker
         this.logger.warn({ noticeId: notice.id, err: message }, 'Notice not sent');
         await this.notices.markFailed(notice.id, message);
       }
+      return error instanceof GatewayError && error.kind === 'uncertain';
     }
   }
 }

@@ -63,6 +63,14 @@ export class PgNoticesRepository implements NoticesRepository {
     );
   }
 
+  async waitForSlot(id: string, at: Date): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE notices SET status = ${MOVE.retry.to}, next_attempt_at = $2, attempts = attempts - 1, locked_until = NULL
+        WHERE id = $1 AND status IN (${MOVE.retry.from})`,
+      [id, at],
+    );
+  }
+
   async countDue(cap: number): Promise<number> {
     const rows = await queryRows<{ due: number }>(
       this.dataSource,

@@ -16,6 +16,8 @@ export abstract class NoticesRepository {
   abstract markSent(id: string): Promise<void>;
   abstract markFailed(id: string, error: string): Promise<void>;
   abstract retryLater(id: string, at: Date, error: string): Promise<void>;
+  /** Back to the queue until `at`, its instance's next slot: no attempt was made. */
+  abstract waitForSlot(id: string, at: Date): Promise<void>;
   abstract msUntilNextDue(): Promise<number | null>;
   /** For the metrics: PENDING notices due now, counted up to `cap` over the due index. */
   abstract countDue(cap: number): Promise<number>;
