@@ -12,6 +12,7 @@ import { GatewayEvents1763850000000 } from './1763850000000-GatewayEvents';
 import { IdempotencyKeys1763860000000 } from './1763860000000-IdempotencyKeys';
 import { RecordSentText1763870000000 } from './1763870000000-RecordSentText';
 import { KeepNumbersSafe1763880000000 } from './1763880000000-KeepNumbersSafe';
+import { RetryFailed1763900000000 } from './1763900000000-RetryFailed';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1763860000000,
   RecordSentText1763870000000,
   KeepNumbersSafe1763880000000,
+  RetryFailed1763900000000,
 ];

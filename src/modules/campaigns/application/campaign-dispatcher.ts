@@ -31,6 +31,7 @@ import {
   variantSeed,
 } from '../domain/campaign-message';
 import { CampaignCounts, progressStepOf } from '../domain/campaign-stats';
+import type { SendFailureKind } from '../domain/contact-failure-kind';
 import {
   CampaignCounters,
   ClaimedCampaign,
@@ -69,9 +70,9 @@ type SendOutcome =
   | { kind: 'sent'; sent: SentMessage; text: string | null }
   /**
    * Not to be sent; `paced`: a gateway call was made, so the campaign's pause applies.
-   * `cause`: the reason's class, as the metrics count it.
+   * `cause`: the reason's class, as the metrics count it and the contact records it.
    */
-  | { kind: 'failed'; reason: string; paced: boolean; cause: MessageReason }
+  | { kind: 'failed'; reason: string; paced: boolean; cause: SendFailureKind }
   | { kind: 'retry'; reason: string }
   | { kind: 'uncertain'; reason: string; cause: MessageReason }
   | { kind: 'disconnected'; reason: string }
@@ -536,12 +537,10 @@ export class CampaignDispatcher {
     const pauseMs = Math.round(pauses.pauseSeconds * 1000);
     switch (outcome.kind) {
       case 'failed': {
-        const counters = await this.repository.failContact(
-          manager,
-          campaign.id,
-          contact.id,
-          outcome.reason,
-        );
+        const counters = await this.repository.failContact(manager, campaign.id, contact.id, {
+          reason: outcome.reason,
+          kind: outcome.cause,
+        });
         if (counters.contactMoved) {
           this.count(manager, 'failed', outcome.cause);
         }

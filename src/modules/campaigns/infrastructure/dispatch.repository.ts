@@ -11,6 +11,7 @@ import {
   UNFINISHED_CONTACT_STATUSES,
 } from '../domain/campaign-contact-status';
 import type { WaitingReason } from '../domain/campaign.entity';
+import type { SendFailureKind } from '../domain/contact-failure-kind';
 import {
   CampaignCounters,
   ClaimedCampaign,
@@ -375,24 +376,25 @@ export class PgDispatchRepository implements DispatchRepository {
     return rows[0];
   }
 
-  /** The contact FAILED (not to be sent), counted in the same statement. */
+  /** The contact FAILED (not to be sent) with its kind, counted in the same statement. */
   async failContact(
     manager: EntityManager,
     campaignId: number,
     contactId: string,
-    reason: string,
+    failure: { reason: string; kind: SendFailureKind },
   ): Promise<CampaignCounters & { contactMoved: boolean }> {
     const rows = await queryRows<CampaignCounters & { contactMoved: boolean }>(
       manager,
       `WITH failed AS (
-         UPDATE campaign_contacts SET status = ${MOVE.fail.to}, failed_at = now(), failure_reason = left($3, 500)
+         UPDATE campaign_contacts SET status = ${MOVE.fail.to}, failed_at = now(), failure_reason = left($3, 500),
+                failure_kind = $5
           WHERE id = $2 AND status = ANY($4)
           RETURNING id)
        UPDATE campaigns SET failed_contacts = failed_contacts + (SELECT count(*)::int FROM failed),
               updated_at = now()
         WHERE id = $1
         RETURNING ${COUNTER_COLUMNS}, EXISTS (SELECT 1 FROM failed) AS "contactMoved"`,
-      [campaignId, contactId, reason, contactStatusesAllowing('fail')],
+      [campaignId, contactId, failure.reason, contactStatusesAllowing('fail'), failure.kind],
     );
     return rows[0];
   }
