@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { AUTOMATION_RUN_LIFECYCLE } from '../../src/modules/automations/domain/automation-run';
 import { CAMPAIGN_CONTACT_LIFECYCLE } from '../../src/modules/campaigns/domain/campaign-contact-status';
 import { CAMPAIGN_LIFECYCLE } from '../../src/modules/campaigns/domain/campaign-status';
+import { RETRYABLE_FAILURE_KINDS } from '../../src/modules/campaigns/domain/contact-failure-kind';
 import { IMPORT_JOB_LIFECYCLE } from '../../src/modules/imports/domain/import-job.entity';
 import { NOTICE_LIFECYCLE } from '../../src/modules/notices/domain/notice-status';
 import { USER_DATABASE_LIFECYCLE } from '../../src/modules/user-databases/domain/user-database-status';
@@ -35,6 +36,10 @@ describe('lifecycles', () => {
     expect(CAMPAIGN_CONTACT_LIFECYCLE.statusesAllowing('take')).toEqual(['PENDING']);
     expect(CAMPAIGN_CONTACT_LIFECYCLE.statusesAllowing('requeue')).toEqual(['SENDING']);
     expect(CAMPAIGN_CONTACT_LIFECYCLE.next('UNCERTAIN', 'requeue')).toBeUndefined();
+    // A FAILED contact goes back only by a person's retry, whose SQL also guards on the
+    // failure kind: an unknown outcome (it may have gone out) is never retried.
+    expect(CAMPAIGN_CONTACT_LIFECYCLE.statusesAllowing('retry')).toEqual(['FAILED']);
+    expect(RETRYABLE_FAILURE_KINDS).not.toContain('unknown_outcome');
     expect(NOTICE_LIFECYCLE.statusesAllowing('take')).toEqual(['PENDING']);
     expect(NOTICE_LIFECYCLE.next('SENT', 'retry')).toBeUndefined();
   });
@@ -56,12 +61,14 @@ describe('lifecycles', () => {
     expect(IMPORT_JOB_LIFECYCLE.next('FAILED', 'claim')).toBeUndefined();
   });
 
-  it('keeps a campaign terminal once completed, cancelled or failed', () => {
+  it('keeps a campaign terminal once completed, cancelled or failed, but for a person’s retry', () => {
     for (const terminal of ['COMPLETED', 'CANCELLED', 'FAILED'] as const) {
       for (const action of ['start', 'pause', 'resume', 'cancel', 'complete', 'fail'] as const) {
         expect(CAMPAIGN_LIFECYCLE.next(terminal, action)).toBeUndefined();
       }
     }
+    expect(CAMPAIGN_LIFECYCLE.statusesAllowing('retry')).toEqual(['COMPLETED', 'FAILED']);
+    expect(CAMPAIGN_LIFECYCLE.finalStatuses()).toEqual(['CANCELLED']);
   });
 
   it('toggles a database between ACTIVE and INACTIVE only', () => {

@@ -152,6 +152,8 @@ export class FakeEvolutionApi {
   /** DATABASE_SAVE_DATA_NEW_MESSAGE: whether sent messages are kept for findMessages. */
   storesMessages = true;
   private sendScripts: FakeSendScript[] = [];
+  /** Per number (its digits): statuses or scripts its next sends follow, before anything shared. */
+  private numberScripts = new Map<string, Array<FakeSendScript | number>>();
 
   private server?: Server;
   private baseUrl?: string;
@@ -283,6 +285,16 @@ export class FakeEvolutionApi {
     this.sendScripts.push(...scripts);
   }
 
+  /**
+   * The next sends to this number (its digits), one step each: an HTTP status answers with the
+   * gateway's error envelope, sending nothing (as `failNext`); a script acts as in
+   * `scriptSends`. Other numbers' sends are untouched, whatever order the engine sends in.
+   */
+  scriptSendsTo(number: string, ...steps: Array<FakeSendScript | number>): void {
+    const digits = digitsOf(number);
+    this.numberScripts.set(digits, [...(this.numberScripts.get(digits) ?? []), ...steps]);
+  }
+
   /** Every answer waits this long (the request is recorded on arrival). */
   setResponseDelay(ms: number): void {
     this.responseDelayMs = ms;
@@ -342,6 +354,7 @@ export class FakeEvolutionApi {
     this.requests.length = 0;
     this.refusals.length = 0;
     this.sendScripts = [];
+    this.numberScripts.clear();
     this.storesMessages = true;
     this.refusedNumbers.clear();
     this.failures = { remaining: 0, status: 500, scope: 'send' };
@@ -541,7 +554,11 @@ export class FakeEvolutionApi {
     if (!number.includes('@') && this.refusedNumbers.has(digitsOf(number))) {
       return envelope(400, [{ jid: jidOf(number), exists: false, number }]);
     }
-    const script = this.sendScripts.shift();
+    const step = this.numberScripts.get(digitsOf(number))?.shift();
+    if (typeof step === 'number') {
+      return envelope(step, [`Simulated failure (HTTP ${step})`]);
+    }
+    const script = step ?? this.sendScripts.shift();
     if (script === 'drop-without-sending') {
       return { status: DROP, body: null };
     }

@@ -13,6 +13,7 @@ import { IdempotencyKeys1763860000000 } from './1763860000000-IdempotencyKeys';
 import { RecordSentText1763870000000 } from './1763870000000-RecordSentText';
 import { KeepNumbersSafe1763880000000 } from './1763880000000-KeepNumbersSafe';
 import { BanSignals1763890000000 } from './1763890000000-BanSignals';
+import { RetryFailed1763900000000 } from './1763900000000-RetryFailed';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   RecordSentText1763870000000,
   KeepNumbersSafe1763880000000,
   BanSignals1763890000000,
+  RetryFailed1763900000000,
 ];

@@ -607,6 +607,7 @@ describe('campaigns API', () => {
       expectErrorBody(await other.put(`/api/campaigns/${id}/pause`), 403);
       expectErrorBody(await other.put(`/api/campaigns/${id}/resume`), 403);
       expectErrorBody(await other.put(`/api/campaigns/${id}/cancel`), 403);
+      expectErrorBody(await other.post(`/api/campaigns/${id}/retry-failed`), 403);
       expect((await owner.get(`/api/campaigns/${id}`).expect(200)).body.status).toBe('DRAFT');
       expect((await other.get('/api/campaigns').expect(200)).body).toEqual([]);
       expectErrorBody(await owner.get('/api/campaigns/999999'), 404);

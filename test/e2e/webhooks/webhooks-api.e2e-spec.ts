@@ -11,6 +11,7 @@ const ALL_EVENTS = [
   'campaign.completed',
   'campaign.failed',
   'campaign.paused',
+  'campaign.retried',
   'contact.opted_out',
 ];
 const ENCRYPTION_KEY = 'webhooks-api-e2e-encryption-key-0123';
@@ -214,7 +215,7 @@ describe('webhook configuration', () => {
       [
         'an unknown event',
         { url: HOOK_URL, events: ['campaign.started', 'campaign.deleted'] },
-        /events=cada evento deve ser um de: campaign.started, campaign.progress, campaign.completed, campaign.failed, campaign.paused, contact.opted_out/,
+        /events=cada evento deve ser um de: campaign.started, campaign.progress, campaign.completed, campaign.failed, campaign.paused, campaign.retried, contact.opted_out/,
       ],
       [
         'an event in another case',

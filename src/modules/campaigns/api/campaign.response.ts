@@ -138,6 +138,16 @@ export class CampaignResponse {
   warnings?: string[];
 }
 
+/** POST /api/campaigns/{id}/retry-failed: the campaign after the retry, and what it took back. */
+export class CampaignRetryResponse extends CampaignResponse {
+  @ApiProperty({
+    example: 12,
+    description:
+      'Contatos com falha temporária do gateway que voltaram a PENDING (cada contato só uma vez). Os contatos que uma campanha FAILED deixou sem enviar também saem, e não entram nesta conta: pendingContacts traz tudo o que será enviado',
+  })
+  retriedContacts!: number;
+}
+
 export function toCampaignResponse(
   campaign: Campaign,
   timezone: string,

@@ -15,6 +15,7 @@ import { CampaignContactsQueryDto, CampaignListQueryDto } from './campaign-queri
 import {
   CampaignContactResponse,
   CampaignResponse,
+  CampaignRetryResponse,
   toCampaignContactResponse,
   toCampaignResponse,
 } from './campaign.response';
@@ -146,6 +147,26 @@ export class CampaignsController {
     @Param('id', IdParamPipe) id: number,
   ): Promise<CampaignResponse> {
     return this.respond(await this.campaigns.cancel(company, id));
+  }
+
+  // No Idempotency-Key (as the other actions): a repeated retry sends nothing twice, since each
+  // contact is retried once, and answers 409 once nothing is left to retry.
+  @Post(':id/retry-failed')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Reenvia os contatos com falha temporária do gateway de uma campanha COMPLETED ou FAILED (até 7 dias depois do fim); a campanha volta a ACTIVE',
+    description:
+      'Voltam a PENDING, uma única vez por contato, os contatos FAILED depois de 3 tentativas que provaram que nada saiu (erros 5xx ou 429 do gateway, conexão recusada). Nunca voltam: número fora do WhatsApp, mensagem recusada pela validação do gateway, número bloqueado, mensagem em branco e resultado desconhecido (a mensagem pode ter saído). Numa campanha FAILED (credenciais recusadas, instância inexistente ou desconectada por mais de 10 minutos), os contatos que ficaram sem enviar saem também. A instância precisa estar conectada (400, como na criação). 409, sem mudar nada: status diferente de COMPLETED e FAILED, fim há mais de 7 dias, configuração do gateway removida, ou nada a reenviar. Evento de webhook campaign.retried.',
+  })
+  @ApiOkResponse({ type: CampaignRetryResponse })
+  @ApiErrors(404, 409)
+  async retryFailed(
+    @CurrentCompany() company: CompanySession,
+    @Param('id', IdParamPipe) id: number,
+  ): Promise<CampaignRetryResponse> {
+    const { campaign, retried } = await this.campaigns.retryFailed(company, id);
+    return { ...this.respond(campaign), retriedContacts: retried };
   }
 
   private respond(campaign: Campaign): CampaignResponse {

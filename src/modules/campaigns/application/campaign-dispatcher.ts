@@ -33,6 +33,7 @@ import {
 import { CampaignCounts, progressStepOf } from '../domain/campaign-stats';
 import { banSignalOf, SendSignal } from '../domain/ban-signals';
 import { autoPauseOf } from '../../../common/messaging/auto-pause';
+import type { SendFailureKind } from '../domain/contact-failure-kind';
 import {
   CampaignCounters,
   ClaimedCampaign,
@@ -71,9 +72,9 @@ type SendOutcome =
   | { kind: 'sent'; sent: SentMessage; text: string | null }
   /**
    * Not to be sent; `paced`: a gateway call was made, so the campaign's pause applies.
-   * `cause`: the reason's class, as the metrics count it.
+   * `cause`: the reason's class, as the metrics count it and the contact records it.
    */
-  | { kind: 'failed'; reason: string; paced: boolean; cause: MessageReason }
+  | { kind: 'failed'; reason: string; paced: boolean; cause: SendFailureKind }
   | { kind: 'retry'; reason: string }
   | { kind: 'uncertain'; reason: string; cause: MessageReason }
   | { kind: 'disconnected'; reason: string }
@@ -538,13 +539,11 @@ export class CampaignDispatcher {
     const pauseMs = Math.round(pauses.pauseSeconds * 1000);
     switch (outcome.kind) {
       case 'failed': {
-        const counters = await this.repository.failContact(
-          manager,
-          campaign.id,
-          contact.id,
-          outcome.reason,
-          sendSignalOf(outcome),
-        );
+        const counters = await this.repository.failContact(manager, campaign.id, contact.id, {
+          reason: outcome.reason,
+          kind: outcome.cause,
+          signal: sendSignalOf(outcome),
+        });
         if (counters.contactMoved) {
           this.count(manager, 'failed', outcome.cause);
         }

@@ -20,9 +20,15 @@ import {
   MessagingGateway,
 } from '../../gateway/domain/messaging-gateway';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
-import { startedEvent } from '../domain/campaign-events';
+import { retriedEvent, startedEvent } from '../domain/campaign-events';
 import { Campaign } from '../domain/campaign.entity';
-import { GatewayCheckFailedError, NoValidContactsError } from '../domain/campaign.errors';
+import {
+  CampaignGatewayConfigRemovedError,
+  CampaignNothingToRetryError,
+  GatewayCheckFailedError,
+  NoValidContactsError,
+} from '../domain/campaign.errors';
+import { RETRYABLE_FAILURE_KINDS } from '../domain/contact-failure-kind';
 import type { CampaignStatus } from '../domain/campaign-status';
 import { CampaignContactRow, CampaignsRepository } from './ports/campaigns.repository';
 import { CampaignInput, checkCampaignInput, prepareContacts } from './campaign-input';
@@ -182,6 +188,40 @@ export class CampaignsService {
     return this.transition(session, id, (campaign, now) => campaign.cancel(now));
   }
 
+  /**
+   * Sends a finished campaign's retryable failures again, once per contact, with a FAILED
+   * campaign's unsent contacts (docs/API-RULES.md §4). Refused (409, nothing changed) when
+   * the campaign is not COMPLETED or FAILED, ended more than 7 days ago, or has nothing to send.
+   */
+  async retryFailed(
+    session: CompanySession,
+    id: number,
+  ): Promise<{ campaign: Campaign; retried: number }> {
+    const owned = await this.campaigns.findOwnedOrFail(session.companyId, id);
+    // The state first, so that a refused retry never waits on the gateway; checked again below.
+    owned.checkRetry(this.clock.now());
+    await this.assertCanSendThrough(owned);
+    const result = await this.dataSource.transaction(async (manager) => {
+      const locked = await this.campaigns.lockForUpdate(manager, id);
+      locked.retry(this.clock.now());
+      const moved = await this.campaigns.retryFailed(manager, id, RETRYABLE_FAILURE_KINDS);
+      if (moved.retried === 0 && moved.unsent === 0) {
+        throw new CampaignNothingToRetryError(); // rolls the statement back
+      }
+      locked.failedContacts = moved.failedContacts;
+      locked.progressStep = moved.progressStep;
+      locked.nextSendAt = moved.nextSendAt;
+      // Only company campaigns reach here (findOwnedOrFail hides automation runs).
+      await this.outbox.append(manager, [
+        retriedEvent(locked, locked, this.clock.now(), moved.retried),
+      ]);
+      await this.campaigns.announce(manager);
+      return { campaign: locked, retried: moved.retried };
+    });
+    this.worker.wake();
+    return result;
+  }
+
   /** Ownership first (404/403), then the change under the row lock the engine also takes. */
   private async transition(
     session: CompanySession,
@@ -305,6 +345,27 @@ export class CampaignsService {
       ? await this.gatewayConfigs.update(companyId, existing.id, { apiKey: input.apiKey })
       : await this.gatewayConfigs.create(companyId, input);
     return this.gatewayConfigs.resolveTarget(companyId, saved.id);
+  }
+
+  /**
+   * A retry goes through the campaign's configuration as it is now: it must still exist (a
+   * finished campaign does not keep it from being deleted) and its instance must be connected,
+   * as at creation, so that a retry does not fail again at once on a known cause.
+   */
+  private async assertCanSendThrough(campaign: Campaign): Promise<void> {
+    let target: GatewayTarget;
+    try {
+      ({ target } = await this.gatewayConfigs.resolveTarget(
+        campaign.companyId,
+        campaign.gatewayConfigId,
+      ));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundError) {
+        throw new CampaignGatewayConfigRemovedError();
+      }
+      throw error;
+    }
+    await this.assertInstanceConnected(target);
   }
 
   /** A draft's new key for a saved configuration: the gateway must accept it, connected or not. */

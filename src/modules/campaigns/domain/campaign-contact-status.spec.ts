@@ -13,6 +13,7 @@ const ALLOWED: Record<CampaignContactAction, Record<string, string>> = {
   requeue: { SENDING: 'PENDING' },
   doubt: { SENDING: 'UNCERTAIN' },
   writeOff: { UNCERTAIN: 'FAILED' },
+  retry: { FAILED: 'PENDING' },
 };
 
 describe('campaign contact transitions', () => {

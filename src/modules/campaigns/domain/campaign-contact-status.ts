@@ -27,7 +27,13 @@ export type CampaignContactAction =
   /** The outcome cannot be known: reconcile, never resend. */
   | 'doubt'
   /** Reconciliation found nothing: failed, counted as an unknown outcome. */
-  | 'writeOff';
+  | 'writeOff'
+  /**
+   * A person's retry of the campaign's failures: back to PENDING, once per contact, and only
+   * for failure kinds that prove nothing went out (`RETRYABLE_FAILURE_KINDS`, which the
+   * statement also guards on: the status alone does not tell an unknown outcome apart).
+   */
+  | 'retry';
 
 export const CAMPAIGN_CONTACT_TRANSITIONS: Record<
   CampaignContactAction,
@@ -39,6 +45,7 @@ export const CAMPAIGN_CONTACT_TRANSITIONS: Record<
   requeue: { SENDING: 'PENDING' },
   doubt: { SENDING: 'UNCERTAIN' },
   writeOff: { UNCERTAIN: 'FAILED' },
+  retry: { FAILED: 'PENDING' },
 };
 
 export const CAMPAIGN_CONTACT_LIFECYCLE = new TransitionTable<

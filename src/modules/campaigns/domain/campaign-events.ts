@@ -5,7 +5,8 @@ export type CampaignEventType =
   | 'campaign.progress'
   | 'campaign.completed'
   | 'campaign.failed'
-  | 'campaign.paused';
+  | 'campaign.paused'
+  | 'campaign.retried';
 
 export interface CampaignEvent {
   companyId: number;
@@ -103,6 +104,19 @@ export function pausedEvent(
   reason: string,
 ): CampaignEvent {
   return event('campaign.paused', campaign, counts, now, {}, { reason });
+}
+
+/**
+ * A person sent a finished campaign's failures again: it is ACTIVE once more, like a start,
+ * with the counters after the move and how many FAILED contacts went back.
+ */
+export function retriedEvent(
+  campaign: CampaignRef,
+  counts: CampaignCounts,
+  now: Date,
+  retriedContacts: number,
+): CampaignEvent {
+  return event('campaign.retried', campaign, counts, now, {}, { retriedContacts });
 }
 
 /**

@@ -14,11 +14,13 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 export const CAMPAIGN_TYPES = ['TEXT', 'MEDIA', 'POLL'] as const;
 export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
 
-export type CampaignAction = 'start' | 'pause' | 'resume' | 'cancel' | 'complete' | 'fail';
+export type CampaignAction =
+  'start' | 'pause' | 'resume' | 'cancel' | 'complete' | 'fail' | 'retry';
 
 /**
  * The one transition table (docs/API-RULES.md §4). `start` is a scheduled
- * campaign's time coming; `complete` and `fail` are the engine's moves.
+ * campaign's time coming; `complete` and `fail` are the engine's moves; `retry` is a person
+ * sending a finished campaign's failed contacts again (the entity also checks its age).
  */
 export const CAMPAIGN_TRANSITIONS: Record<
   CampaignAction,
@@ -30,6 +32,7 @@ export const CAMPAIGN_TRANSITIONS: Record<
   cancel: { DRAFT: 'CANCELLED', SCHEDULED: 'CANCELLED', ACTIVE: 'CANCELLED', PAUSED: 'CANCELLED' },
   complete: { ACTIVE: 'COMPLETED' },
   fail: { ACTIVE: 'FAILED', PAUSED: 'FAILED' },
+  retry: { COMPLETED: 'ACTIVE', FAILED: 'ACTIVE' },
 };
 
 export const CAMPAIGN_LIFECYCLE = new TransitionTable<CampaignStatus, CampaignAction>(

@@ -5,7 +5,11 @@ import {
   CampaignType,
   nextCampaignStatus,
 } from './campaign-status';
-import { CampaignTransitionNotAllowedError } from './campaign.errors';
+import {
+  CampaignRetryNotAllowedError,
+  CampaignRetryWindowPassedError,
+  CampaignTransitionNotAllowedError,
+} from './campaign.errors';
 import type { SendingWindow } from '../../../common/time/sending-window';
 import { SqlOwnedColumn } from '../../../common/persistence/sql-owned-column';
 
@@ -45,6 +49,10 @@ export interface NewCampaign {
  * pause: outside its sending window, its instance's figure of the day reached, or a long pause.
  */
 export type WaitingReason = 'OUTSIDE_WINDOW' | 'DAILY_LIMIT' | 'LONG_PAUSE';
+
+/** How long after it ended a campaign's failed contacts may be retried (docs/API-RULES.md §4). */
+export const RETRY_WINDOW_DAYS = 7;
+const RETRY_WINDOW_MS = RETRY_WINDOW_DAYS * 24 * 60 * 60 * 1000;
 
 @Entity({ name: 'campaigns' })
 @Index('campaigns_gateway_config_idx', ['gatewayConfigId'])
@@ -246,6 +254,37 @@ export class Campaign {
     this.move('cancel', now);
     this.completedAt = now;
     this.nextSendAt = null;
+  }
+
+  /**
+   * Sends a finished campaign's retryable failures (and a failed campaign's unsent contacts)
+   * again: COMPLETED or FAILED, ended at most RETRY_WINDOW_DAYS ago. The contacts, counters
+   * and these columns are written by one statement (CampaignsRepository.retryFailed); a
+   * campaign is never left ACTIVE with nothing to send (the service refuses that retry).
+   */
+  retry(now: Date): void {
+    this.status = this.checkRetry(now);
+    this.updatedAt = now;
+    this.completedAt = null;
+    this.failureReason = null;
+    this.pausedAt = null;
+    this.pauseReason = null;
+    this.internalErrorStreak = 0;
+    this.waitingReason = null;
+    this.nextSendAt = now;
+  }
+
+  /** The status a retry leads to now; refused (409) by the status or the age, changing nothing. */
+  checkRetry(now: Date): CampaignStatus {
+    const next = nextCampaignStatus(this.status, 'retry');
+    if (!next) {
+      throw new CampaignRetryNotAllowedError(this.status);
+    }
+    // No end time (never expected) cannot be placed inside the window: refused too.
+    if (!this.completedAt || now.getTime() - this.completedAt.getTime() > RETRY_WINDOW_MS) {
+      throw new CampaignRetryWindowPassedError(RETRY_WINDOW_DAYS);
+    }
+    return next;
   }
 
   /** The configuration it sends through, as it was when the campaign was created. */

@@ -1,4 +1,6 @@
-import { statusesAllowing } from '../domain/campaign-status';
+import { CAMPAIGN_LIFECYCLE, statusesAllowing } from '../domain/campaign-status';
+import { CAMPAIGN_CONTACT_LIFECYCLE } from '../domain/campaign-contact-status';
+import type { ContactFailureKind } from '../domain/contact-failure-kind';
 import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -6,10 +8,23 @@ import { EntityManager, IsNull, Repository } from 'typeorm';
 import { ResourceNotFoundError, TenantRepository } from '../../../common/tenancy/owned-resource';
 import { Campaign } from '../domain/campaign.entity';
 import type { CampaignStatus } from '../domain/campaign-status';
-import { CampaignContactRow, CampaignsRepository } from '../application/ports/campaigns.repository';
+import {
+  CampaignContactRow,
+  CampaignsRepository,
+  RetriedFailures,
+} from '../application/ports/campaigns.repository';
 import { queryRows } from '../../../database/query-rows';
+import { IllegalTransitionError } from '../../../common/state/transition-table';
 
 export const CAMPAIGN_KIND = { code: 'CAMPAIGN', notFoundMessage: 'Campanha não encontrada' };
+
+/** The retry's moves, as SQL literals from the transition tables. */
+const RETRY = {
+  contact: CAMPAIGN_CONTACT_LIFECYCLE.sql('retry'),
+  campaign: CAMPAIGN_LIFECYCLE.sql('retry'),
+  /** Contacts waiting for their send: what a FAILED campaign left unsent. */
+  unsent: CAMPAIGN_CONTACT_LIFECYCLE.sql('take').from,
+};
 
 @Injectable()
 export class PgCampaignsRepository
@@ -89,6 +104,54 @@ export class PgCampaignsRepository
       nextSendAt: campaign.nextSendAt,
       updatedAt: campaign.updatedAt,
     });
+  }
+
+  async retryFailed(
+    manager: EntityManager,
+    campaignId: number,
+    kinds: readonly ContactFailureKind[],
+  ): Promise<RetriedFailures> {
+    // SET reads the row as it was: failed_contacts there is the count before the move. The
+    // unsent count's subquery sees the contacts as they were too, so it leaves out the retried.
+    // Attempts start again at 0 (the engine allows 3 per contact); disconnected_since goes, or
+    // a campaign failed by a long disconnection would fail again at its first closed answer.
+    // The ban signals are watched anew over the retried sends, as after a person's resume.
+    const rows = await queryRows<RetriedFailures>(
+      manager,
+      `WITH retried AS (
+         UPDATE campaign_contacts
+            SET status = ${RETRY.contact.to}, retried_at = now(), retry_count = 0, next_attempt_at = NULL,
+                failure_kind = NULL, failure_reason = NULL, failed_at = NULL
+          WHERE campaign_id = $1 AND status IN (${RETRY.contact.from}) AND retried_at IS NULL
+            AND failure_kind = ANY($2::text[])
+          RETURNING 1),
+       moved AS (SELECT count(*)::int AS n FROM retried)
+       UPDATE campaigns
+          SET status = ${RETRY.campaign.to}, failed_contacts = failed_contacts - moved.n,
+              progress_step = CASE WHEN total_contacts = 0 THEN 10
+                                   ELSE (sent_contacts + failed_contacts - moved.n) * 10 / total_contacts END,
+              next_send_at = now(), completed_at = NULL, failure_reason = NULL, paused_at = NULL,
+              pause_reason = NULL, internal_error_streak = 0, waiting_reason = NULL,
+              send_failure_streak = 0, watched_sends = 0, watched_refusals = 0,
+              disconnected_since = NULL, locked_by = NULL, locked_until = NULL, updated_at = now()
+         FROM moved
+        WHERE id = $1 AND status IN (${RETRY.campaign.from})
+        RETURNING moved.n AS retried,
+                  (SELECT count(*)::int FROM campaign_contacts
+                    WHERE campaign_id = $1 AND status IN (${RETRY.unsent})) AS unsent,
+                  failed_contacts AS "failedContacts", progress_step AS "progressStep",
+                  next_send_at AS "nextSendAt"`,
+      [campaignId, kinds],
+    );
+    if (!rows[0]) {
+      // The caller moved the locked entity first, so its status allowed the retry.
+      throw new IllegalTransitionError(
+        CAMPAIGN_LIFECYCLE.name,
+        'a status read under the lock',
+        'retry',
+      );
+    }
+    return rows[0];
   }
 
   /** Whether an ACTIVE, SCHEDULED or PAUSED campaign of the company sends through the configuration. */

@@ -21,8 +21,8 @@ import {
   Requeue,
   RequeueResult,
   FailedContactCounters,
+  ContactFailure,
 } from '../application/ports/dispatch.repository';
-import type { SendSignal } from '../domain/ban-signals';
 import { DEFAULT_AUTO_PAUSE } from '../../../common/messaging/auto-pause';
 
 interface TakenContactColumns {
@@ -381,21 +381,21 @@ export class PgDispatchRepository implements DispatchRepository {
   }
 
   /**
-   * The contact FAILED (not to be sent), counted in the same statement with what it says
-   * about the number (`signal`, see domain/ban-signals.ts): a failed send lengthens the
+   * The contact FAILED (not to be sent) with its kind, counted in the same statement with what
+   * it says about the number (`signal`, see domain/ban-signals.ts): a failed send lengthens the
    * failures in a row, a refused number counts while the first sends are watched.
    */
   async failContact(
     manager: EntityManager,
     campaignId: number,
     contactId: string,
-    reason: string,
-    signal: SendSignal,
+    failure: ContactFailure,
   ): Promise<FailedContactCounters> {
     const rows = await queryRows<FailedContactCounters>(
       manager,
       `WITH failed AS (
-         UPDATE campaign_contacts SET status = ${MOVE.fail.to}, failed_at = now(), failure_reason = left($3, 500)
+         UPDATE campaign_contacts SET status = ${MOVE.fail.to}, failed_at = now(), failure_reason = left($3, 500),
+                failure_kind = $5
           WHERE id = $2 AND status = ANY($4)
           RETURNING id),
        moved AS (SELECT count(*)::int AS n FROM failed),
@@ -403,11 +403,11 @@ export class PgDispatchRepository implements DispatchRepository {
                     WHERE ca.id = $1)
        UPDATE campaigns
           SET failed_contacts = failed_contacts + moved.n,
-              send_failure_streak = send_failure_streak + CASE WHEN $5::text IS NULL THEN 0 ELSE moved.n END,
+              send_failure_streak = send_failure_streak + CASE WHEN $6::text IS NULL THEN 0 ELSE moved.n END,
               watched_refusals = watched_refusals + CASE
-                WHEN $5 = 'refused' AND watched_sends
-                     < coalesce((company.auto_pause ->> 'refusedSample')::int, $6) THEN moved.n ELSE 0 END,
-              watched_sends = watched_sends + CASE WHEN $5::text IS NULL THEN 0 ELSE moved.n END,
+                WHEN $6 = 'refused' AND watched_sends
+                     < coalesce((company.auto_pause ->> 'refusedSample')::int, $7) THEN moved.n ELSE 0 END,
+              watched_sends = watched_sends + CASE WHEN $6::text IS NULL THEN 0 ELSE moved.n END,
               updated_at = now()
          FROM moved LEFT JOIN company ON true
         WHERE campaigns.id = $1
@@ -417,9 +417,10 @@ export class PgDispatchRepository implements DispatchRepository {
       [
         campaignId,
         contactId,
-        reason,
+        failure.reason,
         contactStatusesAllowing('fail'),
-        signal,
+        failure.kind,
+        failure.signal,
         DEFAULT_AUTO_PAUSE.refusedSample,
       ],
     );

@@ -6,6 +6,7 @@ import {
   contactStatusesAllowing,
   UNFINISHED_CONTACT_STATUSES,
 } from '../domain/campaign-contact-status';
+import type { ContactFailureKind } from '../domain/contact-failure-kind';
 import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
 import {
   ReconciliationRepository,
@@ -14,6 +15,8 @@ import {
 
 const DELIVER = CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver');
 const WRITE_OFF = CAMPAIGN_CONTACT_LIFECYCLE.sql('writeOff');
+/** A written-off contact may have been sent: its kind keeps any retry away from it. */
+const UNKNOWN_OUTCOME_KIND: ContactFailureKind = 'unknown_outcome';
 
 /** How long one look may take before another worker may look again. */
 const LOOK_LEASE_SECONDS = 120;
@@ -95,14 +98,14 @@ export class PgReconciliationRepository implements ReconciliationRepository {
       this.dataSource,
       `WITH failed AS (
          UPDATE campaign_contacts SET status = ${WRITE_OFF.to}, failed_at = now(), failure_reason = left($2, 500),
-                reconcile_at = NULL, reconcile_attempts = reconcile_attempts + 1
+                failure_kind = $4, reconcile_at = NULL, reconcile_attempts = reconcile_attempts + 1
           WHERE id = $1 AND status = ANY($3)
           RETURNING campaign_id)
        UPDATE campaigns SET failed_contacts = failed_contacts + 1,
               unknown_outcome_contacts = unknown_outcome_contacts + 1, updated_at = now()
         WHERE id = (SELECT campaign_id FROM failed)
         RETURNING id`,
-      [contact.id, reason, contactStatusesAllowing('writeOff')],
+      [contact.id, reason, contactStatusesAllowing('writeOff'), UNKNOWN_OUTCOME_KIND],
     );
     await this.wakeIfSettled(contact.campaignId);
     return moved.length > 0;

@@ -40,7 +40,7 @@ import {
 
 const DELIVERY_DESCRIPTION =
   'Cada evento de campanha (campaign.started, campaign.progress a cada 10 %, campaign.completed, ' +
-  'campaign.failed) é enviado por POST JSON ao url, no padrão Standard Webhooks: cabeçalhos ' +
+  'campaign.failed, campaign.retried) é enviado por POST JSON ao url, no padrão Standard Webhooks: cabeçalhos ' +
   'webhook-id (o mesmo em todas as tentativas do evento: use-o para descartar repetidos), ' +
   'webhook-timestamp (segundos Unix da tentativa) e webhook-signature ("v1," + base64 do ' +
   'HMAC-SHA256 de "id.timestamp.corpo", com os bytes da chave: o base64 depois de "whsec_"). ' +
@@ -51,7 +51,8 @@ const DELIVERY_DESCRIPTION =
   'eventos de uma campanha chegam em ordem (o seguinte espera o anterior ser entregue ou falhar ' +
   'de vez). Corpo: {event, campaignId, companyId, timestamp, stats: {total, sent, failed, ' +
   'pending, progressPercentage}}; campaign.progress traz milestone (10 a 100), ' +
-  'campaign.completed traz stats.duration (HH:mm:ss) e campaign.failed traz reason.';
+  'campaign.completed traz stats.duration (HH:mm:ss), campaign.failed traz reason e ' +
+  'campaign.retried traz retriedContacts.';
 
 @ApiTags('Webhooks')
 @TenantScoped()

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'campaign.completed',
   'campaign.failed',
   'campaign.paused',
+  'campaign.retried',
   'contact.opted_out',
 ] as const;
 

@@ -2,7 +2,20 @@ import { OwnedResources } from '../../../../common/tenancy/owned-resource';
 import type { CampaignContactStatus } from '../../domain/campaign-contact-status';
 import type { CampaignStatus } from '../../domain/campaign-status';
 import type { Campaign } from '../../domain/campaign.entity';
+import type { ContactFailureKind } from '../../domain/contact-failure-kind';
 import type { EntityManager } from 'typeorm';
+
+/** What a retry moved, and the campaign's counters after it. */
+export interface RetriedFailures {
+  /** FAILED contacts put back to PENDING. */
+  retried: number;
+  /** Contacts that were already PENDING (a FAILED campaign's unsent ones): they go out too. */
+  unsent: number;
+  failedContacts: number;
+  progressStep: number;
+  nextSendAt: Date;
+}
+
 export interface CampaignContactRow {
   id: string;
   phoneNumber: string;
@@ -37,6 +50,17 @@ export abstract class CampaignsRepository extends OwnedResources<Campaign> {
   abstract lockForUpdate(manager: EntityManager, id: number): Promise<Campaign>;
   /** Writes the columns that pause, resume and cancel change. */
   abstract saveTransition(manager: EntityManager, campaign: Campaign): Promise<void>;
+  /**
+   * A retry in one statement, the campaign row locked by the caller: its FAILED contacts of
+   * `kinds` never retried before back to PENDING (attempts reset, failure cleared, retried_at
+   * set), failed_contacts and progress_step lowered by what moved, and the campaign ACTIVE,
+   * due now, its end, failure, pause and disconnection cleared.
+   */
+  abstract retryFailed(
+    manager: EntityManager,
+    campaignId: number,
+    kinds: readonly ContactFailureKind[],
+  ): Promise<RetriedFailures>;
   /** Whether an ACTIVE, SCHEDULED or PAUSED campaign of the company sends through the configuration. */
   abstract usesGatewayConfig(companyId: number, gatewayConfigId: number): Promise<boolean>;
   /** ACTIVE campaigns sending through the configuration, apart from automation runs. */

@@ -11,6 +11,7 @@ import type { SentContact } from '../../../user-databases/application/system-con
 
 export type { SentContact };
 import type { DataSource, EntityManager } from 'typeorm';
+import type { SendFailureKind } from '../../domain/contact-failure-kind';
 /** The campaign as the engine needs it for one send. */
 export interface DispatchCampaign {
   id: number;
@@ -88,6 +89,13 @@ export interface CampaignCounters {
   status: string;
   deliveredContacts: number;
   readContacts: number;
+}
+
+/** Why a contact failed: its reason for people, its kind (for retries), its ban signal. */
+export interface ContactFailure {
+  reason: string;
+  kind: SendFailureKind;
+  signal: SendSignal;
 }
 
 /** A contact's failure counted: the campaign's counters and its watched sends after it. */
@@ -215,15 +223,14 @@ export abstract class DispatchRepository {
     manager?: EntityManager,
   ): Promise<CampaignCounters & { leaseHeld: boolean; contactMoved: boolean; longPause: boolean }>;
   /**
-   * The contact FAILED (not to be sent), counted in the same statement. `contactMoved`: the
-   * contact's row moved (it was counted).
+   * The contact FAILED (not to be sent), with the kind of its failure (what a retry looks
+   * at), counted in the same statement. `contactMoved`: the contact's row moved (it was counted).
    */
   abstract failContact(
     manager: EntityManager,
     campaignId: number,
     contactId: string,
-    reason: string,
-    signal: SendSignal,
+    failure: ContactFailure,
   ): Promise<FailedContactCounters>;
   /**
    * The outcome is unknown: the contact UNCERTAIN, its first look into the gateway's store

@@ -1,0 +1,25 @@
+import {
+  CONTACT_FAILURE_KINDS,
+  ContactFailureKind,
+  isRetryableFailure,
+  RETRYABLE_FAILURE_KINDS,
+} from './contact-failure-kind';
+
+describe('which failed contacts a retry sends again', () => {
+  it.each<[ContactFailureKind, boolean, string]>([
+    ['retries_exhausted', true, 'every attempt proved nothing went out'],
+    ['refused_number', false, 'WhatsApp refuses the number again'],
+    ['rejected', false, 'the gateway refuses the same payload again'],
+    ['blocked', false, 'the company asked not to message the number'],
+    ['blank_message', false, 'the message renders blank again'],
+    ['unknown_outcome', false, 'the message may have gone out'],
+    ['unrecorded', false, 'an old reason text cannot prove nothing went out'],
+  ])('%s: retryable %s (%s)', (kind, retryable) => {
+    expect(isRetryableFailure(kind)).toBe(retryable);
+  });
+
+  it('decides every kind, and hands the SQL only the retryable ones', () => {
+    expect(CONTACT_FAILURE_KINDS).toHaveLength(7);
+    expect(RETRYABLE_FAILURE_KINDS).toEqual(['retries_exhausted']);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Why a campaign contact is FAILED, recorded with the move (`campaign_contacts.failure_kind`).
+ * The values are the `reason` labels the metrics count failed messages with (README, "Metrics"),
+ * plus `unrecorded` for contacts that failed before kinds were recorded.
+ */
+export const CONTACT_FAILURE_KINDS = [
+  /** The number is not on WhatsApp (`exists:false`). */
+  'refused_number',
+  /** The gateway's request validation refused the message: the same payload fails again. */
+  'rejected',
+  /** Every attempt answered with an error that proves nothing went out (5xx, 429, refused connection). */
+  'retries_exhausted',
+  /** On the company's block list since the campaign was created. */
+  'blocked',
+  /** The template rendered blank for this contact (variables without values). */
+  'blank_message',
+  /** Reconciliation never found the message: it may have gone out. */
+  'unknown_outcome',
+  /** FAILED before failure kinds were recorded: nothing tells whether it may be sent again. */
+  'unrecorded',
+] as const;
+export type ContactFailureKind = (typeof CONTACT_FAILURE_KINDS)[number];
+
+/** The kinds a send itself ends in (the dispatcher's `fail`); the others come from elsewhere. */
+export type SendFailureKind = Exclude<ContactFailureKind, 'unknown_outcome' | 'unrecorded'>;
+
+/**
+ * Whether a person's retry may send the contact again (docs/API-RULES.md §4, "Retrying failed
+ * contacts"). Only a failure that proves no message went out and may not happen again is
+ * retried: a retried message that did go out is a doubled marketing message, the one thing
+ * this service must never do. A record, so that a new kind cannot be added without a decision.
+ */
+const RETRYABLE: Record<ContactFailureKind, boolean> = {
+  // The gateway or its network were down for a minute: they may be up now.
+  retries_exhausted: true,
+  // WhatsApp will refuse the number again.
+  refused_number: false,
+  // The gateway refuses the request as written (a 4xx, its schema): the payload is unchanged.
+  rejected: false,
+  // The company asked not to message the number.
+  blocked: false,
+  // The template and the contact's data are the same: the message is blank again.
+  blank_message: false,
+  // It may have been delivered: resending risks a second message.
+  unknown_outcome: false,
+  // The old reason texts cannot prove nothing went out (earlier versions failed uncertain sends).
+  unrecorded: false,
+};
+
+export function isRetryableFailure(kind: ContactFailureKind): boolean {
+  return RETRYABLE[kind];
+}
+
+/** The kinds a retry takes back, for the retry's set-based SQL. */
+export const RETRYABLE_FAILURE_KINDS: readonly ContactFailureKind[] =
+  CONTACT_FAILURE_KINDS.filter(isRetryableFailure);
