@@ -36,6 +36,8 @@ export interface FakeSentMessage {
   at: Date;
   /** key.id answered to the caller. */
   messageId: string;
+  /** The caller's TCP port: tells which process sent it (see its sockets in /proc). */
+  remotePort: number | undefined;
 }
 
 /** A send the real gateway's validation refuses: the service must never make one. */
@@ -68,6 +70,8 @@ export interface FakeRequest {
   at: Date;
   /** The status answered. */
   status: number;
+  /** The caller's TCP port. */
+  remotePort: number | undefined;
 }
 
 export interface FakeGroupParticipant {
@@ -384,6 +388,7 @@ export class FakeEvolutionApi {
         body: parseBody(raw),
         at: new Date(),
         status: 0,
+        remotePort: req.socket.remotePort,
       };
       this.requests.push(record);
       const reply = this.route(record, raw);
@@ -566,7 +571,15 @@ export class FakeEvolutionApi {
       return envelope(400, ['Error: Connection Closed']);
     }
     const messageId = `3EB0${randomBytes(9).toString('hex').toUpperCase()}`;
-    this.sent.push({ instance: name, endpoint, number, body, at: request.at, messageId });
+    this.sent.push({
+      instance: name,
+      endpoint,
+      number,
+      body,
+      at: request.at,
+      messageId,
+      remotePort: request.remotePort,
+    });
     this.notifyWaiters();
     if (script === 'send-then-drop') {
       return { status: DROP, body: null };
