@@ -16,6 +16,33 @@ export async function importDatabase(
   return response.body;
 }
 
+/**
+ * A daily "Boas-vindas" automation that greets each record of `databaseConfigId` once, with no
+ * pause between messages: for specs that need an automation's run, not a schedule.
+ */
+export async function createWelcomeAutomation(
+  company: TestCompany,
+  databaseConfigId: number,
+  gatewayConfigId: number,
+): Promise<{ id: number }> {
+  const response = await company.post('/api/automations', {
+    name: 'Boas-vindas',
+    scheduleType: 'DAILY',
+    schedule: { timeOfDay: '09:00', timezone: 'America/Sao_Paulo' },
+    databaseConfigId,
+    gatewayConfigId,
+    filters: [],
+    messageConfig: { type: 'TEXT', message: 'Olá {PrimeiroNome}' },
+    dedupStrategy: 'ONCE',
+    intervalMinSeconds: 0,
+    intervalMaxSeconds: 0,
+  });
+  if (response.status !== 201) {
+    throw new Error(`automation not created: ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  return response.body;
+}
+
 /** Today's date in São Paulo, shifted by whole years (birthdays). */
 export function todayInSaoPaulo(yearsAgo = 0): string {
   const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(

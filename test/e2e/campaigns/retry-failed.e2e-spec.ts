@@ -1,4 +1,4 @@
-import { importDatabase, runNowAndWait } from '../../support/automations';
+import { createWelcomeAutomation, importDatabase, runNowAndWait } from '../../support/automations';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
@@ -419,22 +419,7 @@ describe('retrying a campaign’s failed contacts', () => {
         .expect(201)
     ).body;
     const database = await importDatabase(owner, [{ telefone: '11987668002', nome: 'Bia' }]);
-    const automation = (
-      await owner
-        .post('/api/automations', {
-          name: 'Boas-vindas',
-          scheduleType: 'DAILY',
-          schedule: { timeOfDay: '09:00', timezone: 'America/Sao_Paulo' },
-          databaseConfigId: database.id,
-          gatewayConfigId: config.id,
-          filters: [],
-          messageConfig: { type: 'TEXT', message: 'Olá {PrimeiroNome}' },
-          dedupStrategy: 'ONCE',
-          intervalMinSeconds: 0,
-          intervalMaxSeconds: 0,
-        })
-        .expect(201)
-    ).body;
+    const automation = await createWelcomeAutomation(owner, database.id, config.id);
     await runNowAndWait(owner, automation.id);
     const { rows } = await db().query(
       `SELECT id FROM campaigns WHERE company_id = $1 AND automation_run_id IS NOT NULL`,

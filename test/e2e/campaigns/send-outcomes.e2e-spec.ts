@@ -1,4 +1,4 @@
-import { importDatabase, runNowAndWait } from '../../support/automations';
+import { createWelcomeAutomation, importDatabase, runNowAndWait } from '../../support/automations';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
@@ -289,22 +289,7 @@ describe('send outcomes the engine can trust', () => {
       { telefone: '11987670001', nome: 'Ana' },
       { telefone: '11987670002', nome: 'Bruno' },
     ]);
-    const automation = (
-      await company
-        .post('/api/automations', {
-          name: 'Boas-vindas',
-          scheduleType: 'DAILY',
-          schedule: { timeOfDay: '09:00', timezone: 'America/Sao_Paulo' },
-          databaseConfigId: database.id,
-          gatewayConfigId: config.id,
-          filters: [],
-          messageConfig: { type: 'TEXT', message: 'Olá {PrimeiroNome}' },
-          dedupStrategy: 'ONCE',
-          intervalMinSeconds: 0,
-          intervalMaxSeconds: 0,
-        })
-        .expect(201)
-    ).body;
+    const automation = await createWelcomeAutomation(company, database.id, config.id);
     // The first send is lost on the way back and the gateway keeps no messages: unknown outcome.
     fake.storesMessages = false;
     fake.scriptSends('send-then-drop');
