@@ -210,7 +210,7 @@ export class CampaignsService {
       }
       locked.failedContacts = moved.failedContacts;
       locked.progressStep = moved.progressStep;
-      locked.nextSendAt = moved.nextSendAt;
+      await this.campaigns.saveTransition(manager, locked);
       // Only company campaigns reach here (findOwnedOrFail hides automation runs).
       await this.outbox.append(manager, [
         retriedEvent(locked, locked, this.clock.now(), moved.retried),

@@ -13,6 +13,9 @@ function ended(status: CampaignStatus, daysAgo: number): Campaign {
     pausedAt: null,
     pauseReason: null,
     internalErrorStreak: 2,
+    sendFailureStreak: 4,
+    watchedSends: 50,
+    watchedRefusals: 12,
     waitingReason: null,
     nextSendAt: null,
     updatedAt: new Date(0),
@@ -38,6 +41,10 @@ describe('retrying a campaign’s failed contacts', () => {
         completedAt: null,
         failureReason: null,
         internalErrorStreak: 0,
+        // The ban signals are watched anew over the retried sends.
+        sendFailureStreak: 0,
+        watchedSends: 0,
+        watchedRefusals: 0,
         nextSendAt: NOW,
         updatedAt: NOW,
       });

@@ -242,10 +242,7 @@ export class Campaign {
     this.pausedAt = null;
     this.pauseReason = null;
     this.internalErrorStreak = 0;
-    // A person looked: the ban signals are watched anew, over the next sends.
-    this.sendFailureStreak = 0;
-    this.watchedSends = 0;
-    this.watchedRefusals = 0;
+    this.watchBanSignalsAnew();
     this.nextSendAt = now;
   }
 
@@ -258,9 +255,9 @@ export class Campaign {
 
   /**
    * Sends a finished campaign's retryable failures (and a failed campaign's unsent contacts)
-   * again: COMPLETED or FAILED, ended at most RETRY_WINDOW_DAYS ago. The contacts, counters
-   * and these columns are written by one statement (CampaignsRepository.retryFailed); a
-   * campaign is never left ACTIVE with nothing to send (the service refuses that retry).
+   * again: COMPLETED or FAILED, ended at most RETRY_WINDOW_DAYS ago. The contacts and their
+   * counters are moved by one statement (CampaignsRepository.retryFailed); a campaign is never
+   * left ACTIVE with nothing to send (the service refuses that retry).
    */
   retry(now: Date): void {
     this.status = this.checkRetry(now);
@@ -271,7 +268,15 @@ export class Campaign {
     this.pauseReason = null;
     this.internalErrorStreak = 0;
     this.waitingReason = null;
+    this.watchBanSignalsAnew();
     this.nextSendAt = now;
+  }
+
+  /** A person looked (resume, retry): the ban signals are watched over the next sends. */
+  private watchBanSignalsAnew(): void {
+    this.sendFailureStreak = 0;
+    this.watchedSends = 0;
+    this.watchedRefusals = 0;
   }
 
   /** The status a retry leads to now; refused (409) by the status or the age, changing nothing. */

@@ -90,12 +90,14 @@ export class PgCampaignsRepository
     return manager.findOneOrFail(Campaign, { where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  /** Writes the columns that pause, resume and cancel change. */
+  /** Writes the columns that pause, resume, cancel and retry change. */
   async saveTransition(manager: EntityManager, campaign: Campaign): Promise<void> {
     await manager.update(Campaign, campaign.id, {
       status: campaign.status,
       pausedAt: campaign.pausedAt,
       pauseReason: campaign.pauseReason,
+      failureReason: campaign.failureReason,
+      waitingReason: campaign.waitingReason,
       internalErrorStreak: campaign.internalErrorStreak,
       sendFailureStreak: campaign.sendFailureStreak,
       watchedSends: campaign.watchedSends,
@@ -111,11 +113,11 @@ export class PgCampaignsRepository
     campaignId: number,
     kinds: readonly ContactFailureKind[],
   ): Promise<RetriedFailures> {
+    // Under the row lock, before the entity's move is saved (the status still allows a retry).
     // SET reads the row as it was: failed_contacts there is the count before the move. The
     // unsent count's subquery sees the contacts as they were too, so it leaves out the retried.
     // Attempts start again at 0 (the engine allows 3 per contact); disconnected_since goes, or
     // a campaign failed by a long disconnection would fail again at its first closed answer.
-    // The ban signals are watched anew over the retried sends, as after a person's resume.
     const rows = await queryRows<RetriedFailures>(
       manager,
       `WITH retried AS (
@@ -127,24 +129,20 @@ export class PgCampaignsRepository
           RETURNING 1),
        moved AS (SELECT count(*)::int AS n FROM retried)
        UPDATE campaigns
-          SET status = ${RETRY.campaign.to}, failed_contacts = failed_contacts - moved.n,
+          SET failed_contacts = failed_contacts - moved.n,
               progress_step = CASE WHEN total_contacts = 0 THEN 10
                                    ELSE (sent_contacts + failed_contacts - moved.n) * 10 / total_contacts END,
-              next_send_at = now(), completed_at = NULL, failure_reason = NULL, paused_at = NULL,
-              pause_reason = NULL, internal_error_streak = 0, waiting_reason = NULL,
-              send_failure_streak = 0, watched_sends = 0, watched_refusals = 0,
-              disconnected_since = NULL, locked_by = NULL, locked_until = NULL, updated_at = now()
+              disconnected_since = NULL, locked_by = NULL, locked_until = NULL
          FROM moved
         WHERE id = $1 AND status IN (${RETRY.campaign.from})
         RETURNING moved.n AS retried,
                   (SELECT count(*)::int FROM campaign_contacts
                     WHERE campaign_id = $1 AND status IN (${RETRY.unsent})) AS unsent,
-                  failed_contacts AS "failedContacts", progress_step AS "progressStep",
-                  next_send_at AS "nextSendAt"`,
+                  failed_contacts AS "failedContacts", progress_step AS "progressStep"`,
       [campaignId, kinds],
     );
     if (!rows[0]) {
-      // The caller moved the locked entity first, so its status allowed the retry.
+      // The caller checked the locked entity first, so its status allowed the retry.
       throw new IllegalTransitionError(
         CAMPAIGN_LIFECYCLE.name,
         'a status read under the lock',

@@ -13,7 +13,6 @@ export interface RetriedFailures {
   unsent: number;
   failedContacts: number;
   progressStep: number;
-  nextSendAt: Date;
 }
 
 export interface CampaignContactRow {
@@ -48,13 +47,14 @@ export abstract class CampaignsRepository extends OwnedResources<Campaign> {
   abstract save(manager: EntityManager, campaign: Campaign): Promise<Campaign>;
   /** The campaign under its row lock (the engine takes the same lock), for a status change. */
   abstract lockForUpdate(manager: EntityManager, id: number): Promise<Campaign>;
-  /** Writes the columns that pause, resume and cancel change. */
+  /** Writes the columns that pause, resume, cancel and retry change. */
   abstract saveTransition(manager: EntityManager, campaign: Campaign): Promise<void>;
   /**
-   * A retry in one statement, the campaign row locked by the caller: its FAILED contacts of
-   * `kinds` never retried before back to PENDING (attempts reset, failure cleared, retried_at
-   * set), failed_contacts and progress_step lowered by what moved, and the campaign ACTIVE,
-   * due now, its end, failure, pause and disconnection cleared.
+   * A retry's contacts in one statement, the campaign row locked by the caller and its move
+   * (Campaign.retry) not yet saved: its FAILED contacts of `kinds` never retried before back to
+   * PENDING (attempts reset, failure cleared, retried_at set), failed_contacts and
+   * progress_step lowered by what moved, and the engine's own columns (lease, disconnection)
+   * cleared. The caller then saves the campaign's move with saveTransition.
    */
   abstract retryFailed(
     manager: EntityManager,
