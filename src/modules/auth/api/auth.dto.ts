@@ -1,5 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
 import { IsEmail, IsNotEmpty, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+
+/** The company's login e-mail, the same rules to register and to log in. */
+function CompanyEmail(): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ example: 'contato@lojadamaria.com.br', maxLength: 100 }),
+    IsString({ message: 'é obrigatório' }),
+    IsNotEmpty({ message: 'é obrigatório' }),
+    MaxLength(100, { message: 'deve ter no máximo 100 caracteres' }),
+    IsEmail({}, { message: 'deve ser um e-mail válido' }),
+  );
+}
+
+function CompanyPassword(): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ example: 'segredo123', minLength: 6 }),
+    IsString({ message: 'é obrigatória' }),
+    MinLength(6, { message: 'deve ter no mínimo 6 caracteres' }),
+  );
+}
 
 export class RegisterCompanyDto {
   @ApiPropertyOptional({
@@ -12,29 +32,17 @@ export class RegisterCompanyDto {
   @MaxLength(100, { message: 'deve ter no máximo 100 caracteres' })
   name?: string;
 
-  @ApiProperty({ example: 'contato@lojadamaria.com.br', maxLength: 100 })
-  @IsString({ message: 'é obrigatório' })
-  @IsNotEmpty({ message: 'é obrigatório' })
-  @MaxLength(100, { message: 'deve ter no máximo 100 caracteres' })
-  @IsEmail({}, { message: 'deve ser um e-mail válido' })
+  @CompanyEmail()
   email!: string;
 
-  @ApiProperty({ example: 'segredo123', minLength: 6 })
-  @IsString({ message: 'é obrigatória' })
-  @MinLength(6, { message: 'deve ter no mínimo 6 caracteres' })
+  @CompanyPassword()
   password!: string;
 }
 
 export class LoginDto {
-  @ApiProperty({ example: 'contato@lojadamaria.com.br' })
-  @IsString({ message: 'é obrigatório' })
-  @IsNotEmpty({ message: 'é obrigatório' })
-  @MaxLength(100, { message: 'deve ter no máximo 100 caracteres' })
-  @IsEmail({}, { message: 'deve ser um e-mail válido' })
+  @CompanyEmail()
   email!: string;
 
-  @ApiProperty({ example: 'segredo123', minLength: 6 })
-  @IsString({ message: 'é obrigatória' })
-  @MinLength(6, { message: 'deve ter no mínimo 6 caracteres' })
+  @CompanyPassword()
   password!: string;
 }
