@@ -25,6 +25,8 @@ import { UserDatabasesRepository } from './application/ports/user-databases.repo
 import { RecordBatches } from './application/ports/record-batches';
 import { TabularFiles } from './application/ports/tabular-files';
 import { PgRecordBatches } from './infrastructure/record-batch-writer';
+import { PushImportPlanner } from './application/ports/push-import-planner';
+import { ThreadPushImportPlanner } from './infrastructure/push-import-planner/thread-push-import-planner';
 import { SniffedTabularFiles } from './infrastructure/tabular/open-tabular-file';
 import { PgUserDatabasesRepository } from './infrastructure/user-databases.repository';
 
@@ -40,6 +42,7 @@ import { PgUserDatabasesRepository } from './infrastructure/user-databases.repos
     MultipartFormReceiver,
     { provide: RecordBatches, useClass: PgRecordBatches },
     { provide: TabularFiles, useClass: SniffedTabularFiles },
+    { provide: PushImportPlanner, useClass: ThreadPushImportPlanner },
     UserDatabasesService,
     FileImportsService,
     RecordsService,

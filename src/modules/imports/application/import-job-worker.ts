@@ -10,7 +10,7 @@ import { AppConfig } from '../../../config/app-config.service';
 import { ClaimedJob, ImportJobsRepository } from './ports/import-jobs.repository';
 import { IMPORT_CHANNEL } from './ports/import-jobs.repository';
 import {
-  ContactImportRequest,
+  ContactImportOptions,
   PushImports,
 } from '../../user-databases/application/push-imports.service';
 
@@ -89,7 +89,8 @@ export class ImportJobWorker implements OnApplicationBootstrap, OnApplicationShu
         const imported = await this.imports.run(
           manager,
           job.companyId,
-          locked.payload as ContactImportRequest,
+          locked.options as ContactImportOptions,
+          locked.rowsJson,
         );
         const { database, summary } = imported;
         await this.jobs.complete(manager, job.id, {

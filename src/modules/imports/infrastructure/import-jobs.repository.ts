@@ -89,15 +89,14 @@ export class PgImportJobsRepository
     return rows[0] ?? null;
   }
 
-  /** The job's payload, row-locked for the transaction; null when another worker took the job over. */
   async lockForWork(
     manager: EntityManager,
     id: number,
     workerId: string,
-  ): Promise<{ payload: unknown } | null> {
-    const rows = await queryRows<{ payload: unknown }>(
+  ): Promise<{ options: unknown; rowsJson: string } | null> {
+    const rows = await queryRows<{ options: unknown; rowsJson: string }>(
       manager,
-      `SELECT payload FROM contact_import_jobs
+      `SELECT payload - 'rows' AS options, (payload -> 'rows')::text AS "rowsJson" FROM contact_import_jobs
         WHERE id = $1 AND locked_by = $2 AND status = 'RUNNING' FOR UPDATE`,
       [id, workerId],
     );

@@ -4,20 +4,25 @@ import type { EntityManager } from 'typeorm';
 import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
-import { ImportKind, planPushImport, PushImportPlan, RowError } from '../domain/push-import-plan';
+import type { ImportKind, RowError } from '../domain/push-import-plan';
 import type { UserDatabase } from '../domain/user-database.entity';
+import { PlannedPushImport, PushImportPlanner } from './ports/push-import-planner';
 import { RecordBatches } from './ports/record-batches';
 import { UserDatabasesRepository } from './ports/user-databases.repository';
 import { LargeDatabaseIndexing } from './large-database-indexing';
 import { UserDatabasesService } from './user-databases.service';
 
-/** A push import as a request carries it and a job's payload keeps it (docs/API-RULES.md §6). */
-export interface ContactImportRequest {
+/** How a push import's rows are taken (docs/API-RULES.md §6). */
+export interface ContactImportOptions {
   kind: ImportKind;
   name: string | null;
   description: string | null;
   dedupe: boolean;
   databaseId: number | null;
+}
+
+/** A push import as a request carries it and a job's payload keeps it. */
+export interface ContactImportRequest extends ContactImportOptions {
   rows: unknown[];
 }
 
@@ -44,6 +49,7 @@ export interface ImportResult {
 export class PushImports {
   constructor(
     private readonly recordBatches: RecordBatches,
+    private readonly planner: PushImportPlanner,
     private readonly userDatabases: UserDatabasesService,
     private readonly databases: UserDatabasesRepository,
     private readonly indexing: LargeDatabaseIndexing,
@@ -54,8 +60,9 @@ export class PushImports {
 
   /** The synchronous import (201). */
   async importNow(companyId: number, request: ContactImportRequest): Promise<ImportResult> {
+    const rowsJson = JSON.stringify(request.rows);
     const result = await this.databases.transaction((manager) =>
-      this.run(manager, companyId, request),
+      this.run(manager, companyId, request, rowsJson),
     );
     await this.afterCommit(result, 'push');
     return result;
@@ -64,7 +71,7 @@ export class PushImports {
   /** Follow-up of a committed import: the request's (push), or a job's (push_async). */
   afterCommit(result: ImportResult, kind: 'push' | 'push_async'): Promise<void> {
     this.metrics.countImportedRows(kind, result.summary.imported);
-    return this.indexing.afterCommit(result.summary.imported);
+    return this.indexing.afterCommit(result.summary.imported, result.database.rowCount);
   }
 
   /**
@@ -79,22 +86,27 @@ export class PushImports {
     }
   }
 
-  /** The import itself, in the caller's transaction (the request's, or the job worker's). */
+  /**
+   * The import itself, in the caller's transaction (the request's, or the job worker's): the
+   * planner turns `rowsJson` (the rows as a JSON array) into records on another thread while
+   * this one writes the batches it has finished.
+   */
   async run(
     manager: EntityManager,
     companyId: number,
-    request: ContactImportRequest,
+    options: ContactImportOptions,
+    rowsJson: string,
   ): Promise<ImportResult> {
     const now = this.clock.now();
     const existing =
-      request.databaseId === null
+      options.databaseId === null
         ? null
-        : await this.databases.lockOwned(manager, companyId, request.databaseId);
+        : await this.databases.lockOwned(manager, companyId, options.databaseId);
     existing?.assertWritable();
-    const plan = planPushImport({
-      kind: request.kind,
-      rows: request.rows,
-      dedupe: request.dedupe,
+    const plan = await this.planner.plan({
+      kind: options.kind,
+      rowsJson,
+      dedupe: options.dedupe,
       defaultCountryCode: this.config.defaultCountryCode,
       existingColumns: existing?.columns,
     });
@@ -102,16 +114,16 @@ export class PushImports {
       existing ??
       (await this.userDatabases.createWithinLimit(manager, {
         companyId,
-        name: request.name ?? this.defaultName(now),
-        description: request.description,
+        name: options.name ?? this.defaultName(now),
+        description: options.description,
         origin: 'PUSH_IMPORT',
         columns: plan.columns,
       }));
-    const imported = await this.write(
+    const { imported, built } = await this.write(
       manager,
       database,
       plan,
-      request.dedupe && existing !== null,
+      options.dedupe && existing !== null,
       now,
     );
     await this.databases.recordRowsAdded(
@@ -123,34 +135,38 @@ export class PushImports {
     );
     const updated = await this.databases.lockOwned(manager, companyId, database.id);
     await this.indexing.onLoaded(manager, database.id, updated.rowCount);
+    const tally = plan.tally();
     return {
       database: updated,
       summary: {
-        totalRows: plan.totalRows,
+        totalRows: tally.totalRows,
         imported,
         // Phones repeated in the request, and (appending with dedupe) phones the database had.
-        duplicatesRemoved: plan.duplicatesRemoved + (plan.records.length - imported),
-        invalidRows: plan.invalidRows,
-        errors: plan.rowErrors,
+        duplicatesRemoved: tally.duplicatesRemoved + (built - imported),
+        invalidRows: tally.invalidRows,
+        errors: tally.rowErrors,
       },
     };
   }
 
+  /** Writes the plan's batches as they come: how many records were built, and inserted. */
   private async write(
     manager: EntityManager,
     database: UserDatabase,
-    plan: PushImportPlan,
+    plan: PlannedPushImport,
     skipExistingPhones: boolean,
     now: Date,
-  ): Promise<number> {
+  ): Promise<{ imported: number; built: number }> {
     const writer = this.recordBatches.open(manager, {
       databaseId: database.id,
       companyId: database.companyId,
       now,
       skipExistingPhones,
     });
-    await writer.write(plan.records);
-    return writer.finish();
+    for await (const batch of plan.batches) {
+      await writer.writePrepared(batch);
+    }
+    return { imported: await writer.finish(), built: plan.tally().recordCount };
   }
 
   /** "Importação 22/11/2026 14:05:09", in APP_TIMEZONE. */

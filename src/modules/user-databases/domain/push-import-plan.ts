@@ -35,32 +35,56 @@ export interface PushImportInput {
   existingColumns?: readonly ColumnDefinition[];
 }
 
-export interface PushImportPlan {
+export interface PushImportPlan extends PushImportTally {
   /** Every column of the database after the import (existing ones first, unchanged). */
   columns: ColumnDefinition[];
   /** Columns the import adds to an existing database. */
   addedColumns: ColumnDefinition[];
   records: StoredRecord[];
+}
+
+type Row = Record<string, unknown>;
+
+/**
+ * Keys never taken as columns: the HTTP layer has always dropped them from bodies (prototype
+ * pollution), and rows now reach the import unwalked.
+ */
+const IGNORED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
+
+function isRow(value: unknown): value is Row {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The columns of an import: decided from every row's keys before any record is built. */
+export interface PushColumnsPlan {
+  /** Every column of the database after the import (existing ones first, unchanged). */
+  columns: ColumnDefinition[];
+  /** Columns the import adds to an existing database. */
+  addedColumns: ColumnDefinition[];
+  phoneKey: string;
+  /** The column each key of a row lands in. */
+  columnOf: ReadonlyMap<string, ColumnDefinition>;
+}
+
+/** What an import counted while it built its records. */
+export interface PushImportTally {
   totalRows: number;
+  /** Records built: the valid rows, less the repeats. */
+  recordCount: number;
   /** Repeated phones within the request (the first is kept). */
   duplicatesRemoved: number;
   invalidRows: number;
   rowErrors: RowError[];
 }
 
-type Row = Record<string, unknown>;
-
-function isRow(value: unknown): value is Row {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Columns come from the rows' keys in order of first appearance (TEXT, the phone key PHONE);
  * appended rows map keys onto the database's columns by derived name and the phone key onto
- * its phone column, and new keys become new columns. A row is invalid when it is not an
- * object, has no valid phone, or has a value its column cannot hold.
+ * its phone column, and new keys become new columns.
  */
-export function planPushImport(input: PushImportInput): PushImportPlan {
+export function planPushColumns(
+  input: Pick<PushImportInput, 'kind' | 'rows' | 'existingColumns'>,
+): PushColumnsPlan {
   const keys = keysInOrder(input.rows);
   const phoneKey = phoneKeyOf(input.kind, keys);
   const existing = input.existingColumns ?? [];
@@ -72,34 +96,51 @@ export function planPushImport(input: PushImportInput): PushImportPlan {
       `As linhas têm colunas demais: no máximo ${MAX_COLUMNS} por base`,
     );
   }
-  const plan: PushImportPlan = {
-    columns,
-    addedColumns: mapping.added,
-    records: [],
-    totalRows: input.rows.length,
-    duplicatesRemoved: 0,
-    invalidRows: 0,
-    rowErrors: [],
-  };
+  return { columns, addedColumns: mapping.added, phoneKey, columnOf: mapping.columnOf };
+}
+
+/**
+ * The records of the rows, one at a time, counting into `tally`. A row is invalid when it is
+ * not an object, has no valid phone, or has a value its column cannot hold; with `dedupe`, a
+ * phone seen before in the rows is left out.
+ */
+export function* pushRecords(
+  input: Pick<PushImportInput, 'rows' | 'dedupe' | 'defaultCountryCode'>,
+  plan: PushColumnsPlan,
+  tally: PushImportTally,
+): Generator<StoredRecord> {
   const seenPhones = new Set<string>();
-  input.rows.forEach((row, index) => {
-    const outcome = recordOf(row, phoneKey, mapping.columnOf, columns, input.defaultCountryCode);
+  for (let index = 0; index < input.rows.length; index += 1) {
+    const outcome = recordOf(input.rows[index], plan, input.defaultCountryCode);
     if ('reason' in outcome) {
-      plan.invalidRows += 1;
-      if (plan.rowErrors.length < MAX_REPORTED_ROW_ERRORS) {
-        plan.rowErrors.push({ row: index, reason: outcome.reason });
+      tally.invalidRows += 1;
+      if (tally.rowErrors.length < MAX_REPORTED_ROW_ERRORS) {
+        tally.rowErrors.push({ row: index, reason: outcome.reason });
       }
-      return;
+      continue;
     }
     const phone = outcome.record.phone as string;
     if (input.dedupe && seenPhones.has(phone)) {
-      plan.duplicatesRemoved += 1;
-      return;
+      tally.duplicatesRemoved += 1;
+      continue;
     }
     seenPhones.add(phone);
-    plan.records.push(outcome.record);
-  });
-  return plan;
+    tally.recordCount += 1;
+    yield outcome.record;
+  }
+}
+
+/** A tally before the first row. */
+export function emptyTally(totalRows: number): PushImportTally {
+  return { totalRows, recordCount: 0, duplicatesRemoved: 0, invalidRows: 0, rowErrors: [] };
+}
+
+/** The whole plan at once: columns, then every record. */
+export function planPushImport(input: PushImportInput): PushImportPlan {
+  const columns = planPushColumns(input);
+  const tally = emptyTally(input.rows.length);
+  const records = [...pushRecords(input, columns, tally)];
+  return { columns: columns.columns, addedColumns: columns.addedColumns, records, ...tally };
 }
 
 function keysInOrder(rows: readonly unknown[]): string[] {
@@ -107,7 +148,9 @@ function keysInOrder(rows: readonly unknown[]): string[] {
   for (const row of rows) {
     if (isRow(row)) {
       for (const key of Object.keys(row)) {
-        keys.add(key);
+        if (!IGNORED_KEYS.has(key)) {
+          keys.add(key);
+        }
       }
       if (keys.size > MAX_COLUMNS) {
         break;
@@ -182,9 +225,7 @@ function mapKeys(
 
 function recordOf(
   row: unknown,
-  phoneKey: string,
-  columnOf: Map<string, ColumnDefinition>,
-  columns: readonly ColumnDefinition[],
+  { phoneKey, columnOf, columns }: PushColumnsPlan,
   defaultCountryCode: number,
 ): { record: StoredRecord } | { reason: string } {
   if (!isRow(row)) {
@@ -196,6 +237,9 @@ function recordOf(
   }
   const values: Record<string, StoredValue | null> = {};
   for (const [key, raw] of Object.entries(row)) {
+    if (IGNORED_KEYS.has(key)) {
+      continue;
+    }
     const column = columnOf.get(key);
     if (!column) {
       return { reason: `${key}: coluna a mais do que o limite de ${MAX_COLUMNS}` };

@@ -3,9 +3,7 @@ import { queryRows } from '../../../database/query-rows';
 import { Injectable } from '@nestjs/common';
 import type { StoredRecord } from '../domain/stored-record';
 import type { BatchTarget, RecordBatch, RecordBatches } from '../application/ports/record-batches';
-
-/** Rows per INSERT: about 1 MB of JSON; measured as the sweet spot with jsonb_to_recordset. */
-export const RECORD_BATCH_SIZE = 5_000;
+import { batchJson, RECORD_BATCH_SIZE, serializeRecord } from './record-batch-format';
 
 const INSERT = `
   WITH inserted AS (
@@ -23,10 +21,7 @@ const INSERT = `
  * the next is being built, so parsing and inserting overlap; at most two batches are held.
  */
 export class RecordBatchWriter implements RecordBatch {
-  /**
-   * Each record as its JSON text: a pushed record's objects die young (cheap for V8), and a
-   * batch in waiting holds about 150 bytes a record instead of a few hundred in objects.
-   */
+  /** Each record as its JSON text (serializeRecord). */
   private batch: string[] = [];
   private inFlight: Promise<void> = Promise.resolve();
   private written = 0;
@@ -38,7 +33,7 @@ export class RecordBatchWriter implements RecordBatch {
 
   /** Adds a record; a million of them must not cost a million promises, so this one is synchronous. */
   push(record: StoredRecord): void {
-    this.batch.push(JSON.stringify({ v: record.values, s: record.searchText, p: record.phone }));
+    this.batch.push(serializeRecord(record));
   }
 
   /** Whether the caller should `await flush()` before pushing more. */
@@ -50,8 +45,20 @@ export class RecordBatchWriter implements RecordBatch {
   async flush(): Promise<void> {
     const batch = this.batch;
     this.batch = [];
+    await this.send(batchJson(batch));
+  }
+
+  async writePrepared(json: string): Promise<void> {
+    if (this.batch.length > 0) {
+      await this.flush();
+    }
+    await this.send(json);
+  }
+
+  /** Waits for the batch in flight, then puts `json` in flight. */
+  private async send(json: string): Promise<void> {
     await this.inFlight;
-    const insert = this.insert(batch);
+    const insert = this.insert(json);
     // The rejection is observed by the next flush or by finish(); this only keeps Node from
     // reporting it as unhandled in between.
     insert.catch(() => undefined);
@@ -77,8 +84,7 @@ export class RecordBatchWriter implements RecordBatch {
     return this.written;
   }
 
-  private async insert(batch: string[]): Promise<void> {
-    const json = `[${batch.join(',')}]`;
+  private async insert(json: string): Promise<void> {
     const rows = await queryRows<{ n: number }>(this.manager, INSERT, [
       this.target.databaseId,
       this.target.companyId,

@@ -35,12 +35,16 @@ export abstract class ImportJobsRepository extends OwnedResources<ImportJob> {
    * after the lease runs out: the lease only decides how soon a dead worker's job is retried.
    */
   abstract claim(workerId: string, leaseSeconds: number): Promise<ClaimedJob | null>;
-  /** The job's payload, row-locked for the transaction; null when another worker took the job over. */
+  /**
+   * The job's payload, row-locked for the transaction: its options, and its rows as JSON text
+   * (they are parsed on the planner's thread, not here); null when another worker took the
+   * job over.
+   */
   abstract lockForWork(
     manager: EntityManager,
     id: number,
     workerId: string,
-  ): Promise<{ payload: unknown } | null>;
+  ): Promise<{ options: unknown; rowsJson: string } | null>;
   abstract complete(manager: EntityManager, id: number, outcome: JobOutcome): Promise<void>;
   abstract fail(id: number, workerId: string, error: string): Promise<void>;
   /** Back to PENDING after an unexpected error, for another attempt. */

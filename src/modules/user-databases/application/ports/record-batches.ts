@@ -18,6 +18,11 @@ export interface RecordBatch {
   readonly isFull: boolean;
   /** Sends the batch once the previous one is written; the next batch is built meanwhile. */
   flush(): Promise<void>;
+  /**
+   * Sends a batch another thread prepared (RecordBatches.serialize of each record, joined as a
+   * JSON array), after the records pushed so far.
+   */
+  writePrepared(batchJson: string): Promise<void>;
   /** Pushes all of `records`, flushing as batches fill. */
   write(records: Iterable<StoredRecord>): Promise<void>;
   /** Writes what is left and answers how many records were inserted. */
