@@ -1,15 +1,50 @@
 import { ValidationFailedError } from '../errors/domain-error';
 
 /** NUL (PostgreSQL refuses it in text) or a UTF-16 surrogate, lone or not: checked closer below. */
-const NUL = String.fromCharCode(0);
-const SUSPECT = /[\uD800-\uDFFF]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+// eslint-disable-next-line no-control-regex -- as above
+const UNSAFE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const UNSAFE_TEXT_MESSAGE =
   'contém um caractere não permitido (NUL ou metade de um par UTF-16)';
 
 function isUnsafe(text: string): boolean {
-  return text.includes(NUL) || (SUSPECT.test(text) && LONE_SURROGATE.test(text));
+  return SUSPECT.test(text) && UNSAFE.test(text);
+}
+
+/**
+ * Where the first unsafe string or key of `value` is, as its path from the innermost segment
+ * out; built only on the way back from a find, since a push import's body has hundreds of
+ * thousands of strings and nearly always none to report.
+ */
+function unsafeSegments(value: unknown): Array<string | number> | null {
+  if (typeof value === 'string') {
+    return isUnsafe(value) ? [] : null;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = unsafeSegments(value[i]);
+      if (found) {
+        found.push(i);
+        return found;
+      }
+    }
+    return null;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const key of Object.keys(value)) {
+      if (isUnsafe(key)) {
+        return [key];
+      }
+      const found = unsafeSegments((value as Record<string, unknown>)[key]);
+      if (found) {
+        found.push(key);
+        return found;
+      }
+    }
+  }
+  return null;
 }
 
 /**
@@ -17,31 +52,22 @@ function isUnsafe(text: string): boolean {
  * lone UTF-16 surrogate, which no text column can store; null when there is none.
  */
 export function firstUnsafeText(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') {
-    return isUnsafe(value) ? path || 'body' : null;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const found = firstUnsafeText(value[i], `${path}[${i}]`);
-      if (found) {
-        return found;
-      }
-    }
+  const segments = unsafeSegments(value);
+  if (!segments) {
     return null;
   }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const field = path ? `${path}.${key}` : key;
-      if (isUnsafe(key)) {
-        return field;
-      }
-      const found = firstUnsafeText(item, field);
-      if (found) {
-        return found;
-      }
-    }
-  }
-  return null;
+  const field = segments
+    .reverse()
+    .reduce<string>(
+      (parent, segment) =>
+        typeof segment === 'number'
+          ? `${parent}[${segment}]`
+          : parent
+            ? `${parent}.${segment}`
+            : segment,
+      path,
+    );
+  return field || 'body';
 }
 
 /** One rule for every input: a 400 naming the field, never a database error. */

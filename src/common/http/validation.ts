@@ -55,15 +55,24 @@ export function flattenValidationErrors(
 export const IsOmittable = (): PropertyDecorator =>
   ValidateIf((_object: object, value: unknown) => value !== undefined);
 
+/** What class-validator checks: unknown fields refused at any depth. */
+export const VALIDATOR_OPTIONS = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+} as const;
+
+export function validationFailure(errors: ValidationError[]): ValidationFailedError {
+  return new ValidationFailedError(flattenValidationErrors(errors));
+}
+
 /** The one validation pipe: unknown fields refused at any depth, Spring-style messages. */
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
+    ...VALIDATOR_OPTIONS,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
+    exceptionFactory: validationFailure,
   });
 }

@@ -1,7 +1,8 @@
 import { Idempotent } from '../../../common/idempotency/idempotency.interceptor';
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
+  ApiBody,
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
@@ -12,6 +13,7 @@ import type { Response } from 'express';
 import { CurrentCompany, TenantScoped } from '../../auth/api/guards/auth.decorators';
 import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
+import { BulkBody } from '../../../common/http/bulk-body';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import type { ContactImportRequest } from '../../user-databases/application/push-imports.service';
 import { ContactImportsService } from '../application/contact-imports.service';
@@ -53,11 +55,12 @@ export class ContactImportsController {
     summary: 'Importa contatos {phoneNumber, name, …}',
     description: IMPORT_DESCRIPTION,
   })
+  @ApiBody({ type: ContactsImportDto })
   @ApiCreatedResponse({ type: ImportedDatabaseResponse })
   @ApiAcceptedResponse({ type: ImportJobAcceptedResponse })
   async contacts(
     @CurrentCompany() company: CompanySession,
-    @Body() body: ContactsImportDto,
+    @BulkBody('contacts') body: ContactsImportDto,
     @Query() query: ImportModeQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ImportedDatabaseResponse | ImportJobAcceptedResponse> {
@@ -75,11 +78,12 @@ export class ContactImportsController {
     summary: 'Importa linhas genéricas {coluna: valor} com uma coluna de telefone',
     description: IMPORT_DESCRIPTION,
   })
+  @ApiBody({ type: GenericImportDto })
   @ApiCreatedResponse({ type: ImportedDatabaseResponse })
   @ApiAcceptedResponse({ type: ImportJobAcceptedResponse })
   async generic(
     @CurrentCompany() company: CompanySession,
-    @Body() body: GenericImportDto,
+    @BulkBody('rows') body: GenericImportDto,
     @Query() query: ImportModeQueryDto,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ImportedDatabaseResponse | ImportJobAcceptedResponse> {
