@@ -10,6 +10,7 @@ import {
 } from '../../support/test-app';
 import { startWorkerProcess, SHARED_ENCRYPTION_KEY } from '../../support/worker-process';
 import { columnShapes, contactsDatabase } from '../../support/user-databases';
+import { LARGE_DATABASE_ROWS } from '../../../src/modules/user-databases/application/ports/record-indexes.repository';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -209,6 +210,69 @@ describe('push imports', () => {
         cidade: 'Natal',
         plano: 'ouro',
       });
+    });
+
+    it('takes rows as sent without their __proto__, prototype and constructor keys, and pollutes nothing', async () => {
+      const company = await TestCompany.register(t.http);
+      const body =
+        '{"name":"Hostil","__proto__":{"polluted":true},"rows":[' +
+        '{"telefone":"11987654321","nome":"Ana","__proto__":{"polluted":true},"constructor":"x","prototype":"y"},' +
+        '{"telefone":"11987654322","nome":{"__proto__":{"polluted":true}}}]}';
+      const response = await t.http
+        .post(`${importsOf(company)}/contacts/generic`)
+        .set(company.auth)
+        .set('Content-Type', 'application/json')
+        .send(body)
+        .expect(201);
+      expect(response.body.columns.map((c: any) => c.columnName)).toEqual(['telefone', 'nome']);
+      expect(response.body.importSummary).toMatchObject({ imported: 1, invalidRows: 1 });
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      const records = (
+        await company.get(`/api/user-databases/${response.body.id}/records`).expect(200)
+      ).body.content;
+      expect(records.map((r: any) => r.values)).toEqual([
+        { telefone: '5511987654321', nome: 'Ana' },
+      ]);
+    });
+
+    it('puts off a large database’s search index while loads keep coming, and builds it once they settle', async () => {
+      const company = await TestCompany.register(t.http);
+      const created = await company
+        .post(`${importsOf(company)}/contacts`, { contacts: contacts(LARGE_DATABASE_ROWS) })
+        .expect(201);
+      const id = created.body.id as number;
+      const request = async (): Promise<{ state: string; attempts: number; notBefore: Date }> =>
+        (
+          await db().query(
+            `SELECT state, attempts, locked_until AS "notBefore" FROM user_database_indexes WHERE name = $1`,
+            [`udr_search_${id}`],
+          )
+        ).rows[0];
+      const first = await request();
+      expect(first).toMatchObject({ state: 'PENDING', attempts: 0 });
+      expect(first.notBefore.getTime()).toBeGreaterThan(Date.now() + 2_000);
+
+      await sleep(1_100);
+      await company
+        .post(`${importsOf(company)}/contacts`, {
+          databaseId: id,
+          contacts: contacts(1, LARGE_DATABASE_ROWS),
+        })
+        .expect(201);
+      const second = await request();
+      expect(second).toMatchObject({ state: 'PENDING', attempts: 0 });
+      expect(second.notBefore.getTime()).toBeGreaterThan(first.notBefore.getTime() + 1_000);
+
+      const worker = await startWorkerProcess();
+      try {
+        const deadline = Date.now() + 60_000;
+        while ((await request()).state !== 'READY' && Date.now() < deadline) {
+          await sleep(200);
+        }
+        expect(await request()).toMatchObject({ state: 'READY' });
+      } finally {
+        await worker.stop();
+      }
     });
 
     it('refuses other companies’ and read-only targets, oversized and malformed bodies, and a foreign companyId', async () => {

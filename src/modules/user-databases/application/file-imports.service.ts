@@ -120,7 +120,7 @@ export class FileImportsService {
         return { database, ...counts };
       });
       this.metrics.countImportedRows('file', result.database.rowCount);
-      await this.indexing.afterCommit(result.database.rowCount);
+      await this.indexing.afterCommit(result.database.rowCount, result.database.rowCount);
       return result;
     } finally {
       await rows.return(undefined);

@@ -102,7 +102,7 @@ export class GatewaySyncService {
       return { database: saved, created, written };
     });
     this.metrics.countImportedRows('gateway_sync', result.written);
-    await this.indexing.afterCommit(result.written);
+    await this.indexing.afterCommit(result.written, result.database.rowCount);
     return { database: result.database, created: result.created };
   }
 

@@ -29,11 +29,14 @@ export class LargeDatabaseIndexing {
 
   /**
    * After a large load committed: statistics at once, so that the next page is read through
-   * the indexes. Skipped (and left to the index worker and autovacuum) when an index build
-   * holds the table; never fails the load that already committed.
+   * the indexes. Only when the load is at least a quarter of the database: a smaller append
+   * leaves the estimates the right size, and the search index build after the loads settle
+   * analyzes again; a client pushing a million rows in batches would otherwise analyze the
+   * table after every batch. Skipped (and left to the index worker and autovacuum) when an
+   * index build holds the table; never fails the load that already committed.
    */
-  async afterCommit(written: number): Promise<void> {
-    if (written < LARGE_DATABASE_ROWS) {
+  async afterCommit(written: number, rowCount: number): Promise<void> {
+    if (written < LARGE_DATABASE_ROWS || written * 4 < rowCount) {
       return;
     }
     await this.indexes.analyzeRecords(true).catch((error: unknown) => {

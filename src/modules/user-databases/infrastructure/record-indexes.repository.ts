@@ -8,6 +8,7 @@ import {
   IndexRequest,
   RecordIndexesRepository,
   INDEX_CHANNEL,
+  LOAD_SETTLE_SECONDS,
 } from '../application/ports/record-indexes.repository';
 
 /** Index names come from ids and positions only, never from user text. */
@@ -78,15 +79,19 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
 
   /** Idempotent; returns whether a new request was queued. */
   async requestSearchIndex(manager: EntityManager, databaseId: number): Promise<boolean> {
-    const queued = await this.request(manager, [
-      {
-        name: searchIndexName(databaseId),
-        databaseId,
-        kind: 'SEARCH',
-        sortKey: null,
-        numericSort: false,
-      },
-    ]);
+    const queued = await this.request(
+      manager,
+      [
+        {
+          name: searchIndexName(databaseId),
+          databaseId,
+          kind: 'SEARCH',
+          sortKey: null,
+          numericSort: false,
+        },
+      ],
+      LOAD_SETTLE_SECONDS,
+    );
     return queued > 0;
   }
 
@@ -112,6 +117,7 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
         sortKey: column.columnName,
         numericSort: false,
       })),
+      LOAD_SETTLE_SECONDS,
     );
   }
 
@@ -301,33 +307,43 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
   }
 
-  /** Queues the requests not queued yet, in one statement; returns how many were new. */
+  /**
+   * Queues the requests not queued yet, in one statement; returns how many were new. With
+   * `settleSeconds`, a request waits that long (locked_until is its not-before time until its
+   * first attempt), and one still waiting is pushed back by as much again.
+   */
   private async request(
     manager: EntityManager,
     requests: ReadonlyArray<Omit<IndexRequest, 'state' | 'attempts'>>,
+    settleSeconds = 0,
   ): Promise<number> {
     if (requests.length === 0) {
       return 0;
     }
-    const rows = await queryRows<{ name: string }>(
+    const rows = await queryRows<{ queued: boolean }>(
       manager,
-      `INSERT INTO user_database_indexes (name, database_id, kind, sort_key, numeric_sort, state)
-       SELECT r.name, r.database_id, r.kind, r.sort_key, r.numeric_sort, 'PENDING'
+      `INSERT INTO user_database_indexes (name, database_id, kind, sort_key, numeric_sort, state, locked_until)
+       SELECT r.name, r.database_id, r.kind, r.sort_key, r.numeric_sort, 'PENDING',
+              CASE WHEN $6::int > 0 THEN now() + make_interval(secs => $6::int) END
          FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::boolean[])
               AS r(name, database_id, kind, sort_key, numeric_sort)
-       ON CONFLICT (name) DO NOTHING RETURNING name`,
+       ON CONFLICT (name) DO UPDATE SET locked_until = EXCLUDED.locked_until
+        WHERE $6::int > 0 AND user_database_indexes.state = 'PENDING' AND user_database_indexes.attempts = 0
+       RETURNING xmax = 0 AS queued`,
       [
         requests.map((r) => r.name),
         requests.map((r) => r.databaseId),
         requests.map((r) => r.kind),
         requests.map((r) => r.sortKey),
         requests.map((r) => r.numericSort),
+        settleSeconds,
       ],
     );
-    if (rows.length > 0) {
+    const queued = rows.filter((row) => row.queued).length;
+    if (queued > 0) {
       // Delivered when the transaction commits, to the worker of any instance.
       await manager.query(`SELECT pg_notify($1, '')`, [INDEX_CHANNEL]);
     }
-    return rows.length;
+    return queued;
   }
 }

@@ -26,12 +26,24 @@ export const INDEX_CHANNEL = 'user_database_indexes';
  */
 export const LARGE_DATABASE_ROWS = 20_000;
 
+/**
+ * How long a database must go without a load before the indexes its loads asked for are
+ * built. Every load pushes the build back by this much, so that a client pushing a million
+ * rows in batches of 50,000 does not make each later batch maintain a trigram index (it
+ * halves the insert rate) while a concurrent build competes for the same CPU.
+ */
+export const LOAD_SETTLE_SECONDS = 5;
+
 export abstract class RecordIndexesRepository {
-  /** Idempotent; returns whether a new request was queued. */
+  /**
+   * Idempotent; returns whether a new request was queued. A request not yet started waits
+   * until LOAD_SETTLE_SECONDS after the last load that asked for it.
+   */
   abstract requestSearchIndex(manager: EntityManager, databaseId: number): Promise<boolean>;
   /**
    * Idempotent: one month-day index per DATE column of the database, read in `manager`'s
    * transaction (a load's columns are saved in it). Returns how many new requests were queued.
+   * Like the search index, they wait for the loads to settle.
    */
   abstract requestMonthDayIndexes(manager: EntityManager, databaseId: number): Promise<number>;
   abstract requestSortIndex(
