@@ -1,14 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import {
-  createReadStream,
-  createWriteStream,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,6 +7,7 @@ import { finished } from 'node:stream/promises';
 import { Pool } from 'pg';
 import { registerBenchCompany, requestJson, type BenchCompany } from './support/api';
 import { BENCH_ADMIN_HEADER } from './support/app';
+import { memoryOf, startServiceProcess, waitFor } from './support/service-process';
 import { defineBenchmark, type Check, type ResultRow } from './support/benchmark';
 
 /** Targets of the contact-data issue. */
@@ -133,80 +125,6 @@ async function withPeakRss<T>(
   }
 }
 
-const ROOT = join(__dirname, '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** Resident and peak resident memory (VmRSS, VmHWM) of a process, in MB (Linux). */
-function memoryOf(pid: number): { rssMb: number; peakMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number =>
-    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
-}
-
-/**
- * The service as it runs in production (compiled JavaScript, `node dist/main.js`, default V8
- * flags, ROLE=api) in its own process, so that its peak RSS is its own and not the harness's.
- */
-async function startServiceProcess(
-  dir: string,
-  databaseUrl: string,
-): Promise<{ baseUrl: string; pid: number; stop(): Promise<void> }> {
-  const outDir = join(dir, 'dist');
-  execFileSync(
-    process.execPath,
-    [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(outDir, 'main.js')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_PATH: join(ROOT, 'node_modules'),
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: mkdtempSync(join(dir, 'data-')),
-      ADMIN_PASSWORD: 'bench-admin-password-0123',
-      ROLE: 'api',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      RATE_LIMIT_PER_HOUR: '1000000000',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(
-    'the service process to answer',
-    () =>
-      fetch(`${baseUrl}/actuator/health`).then(
-        () => true,
-        () => false,
-      ),
-    120_000,
-  );
-  return {
-    baseUrl,
-    pid: child.pid as number,
-    stop: async () => {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await new Promise((resolve) => child.once('exit', resolve));
-      }
-    },
-  };
-}
-
 async function timeRequests(
   url: string,
   token: string,
@@ -224,21 +142,6 @@ async function timeRequests(
     p90: times[Math.floor(times.length * 0.9)],
     body,
   };
-}
-
-async function waitFor(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < timeoutMs) {
-    if (await check()) {
-      return (performance.now() - started) / 1000;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
 }
 
 async function indexReady(pool: Pool, name: string): Promise<boolean> {
