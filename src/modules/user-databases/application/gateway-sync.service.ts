@@ -13,7 +13,13 @@ import {
   GatewayTarget,
   MessagingGateway,
 } from '../../gateway/domain/messaging-gateway';
-import { isGroupJid, planGatewaySync, SYNC_COLUMNS, SyncEntry } from '../domain/gateway-sync-plan';
+import {
+  emptySyncSummary,
+  gatewaySyncRecords,
+  isGroupJid,
+  SYNC_COLUMNS,
+  SyncEntry,
+} from '../domain/gateway-sync-plan';
 import type { UserDatabase } from '../domain/user-database.entity';
 import { RecordBatches } from './ports/record-batches';
 import { RecordsRepository } from './ports/records.repository';
@@ -65,11 +71,8 @@ export class GatewaySyncService {
   ): Promise<{ database: UserDatabase; created: boolean }> {
     await this.checkTarget(companyId, request);
     const { target } = await this.gatewayConfigs.resolveTarget(companyId, request.gatewayConfigId);
-    const plan = planGatewaySync(
-      entriesOf(await this.read(target, request), request),
-      request,
-      this.config.defaultCountryCode,
-    );
+    const entries = entriesOf(await this.read(target, request), request);
+    const summary = emptySyncSummary(entries.length);
     const result = await this.databases.transaction(async (manager) => {
       const now = this.clock.now();
       const created = request.databaseId === null;
@@ -84,13 +87,17 @@ export class GatewaySyncService {
         : await this.databases.lockOwned(manager, companyId, request.databaseId as number);
       const removed = created ? 0 : await this.records.deleteAll(manager, database.id);
       const writer = this.recordBatches.open(manager, { databaseId: database.id, companyId, now });
-      await writer.write(plan.records);
+      // Planned while written, in slices: tens of thousands of contacts would hold the
+      // event loop for a tenth of a second in one go.
+      await writer.write(
+        gatewaySyncRecords(entries, request, this.config.defaultCountryCode, summary),
+      );
       const written = await writer.finish();
       database.recordSync(
         {
           configId: request.gatewayConfigId,
           includeGroups: request.includeGroups,
-          summary: plan.summary,
+          summary,
           rowCount: database.rowCount - removed + written,
           name: request.name,
           description: request.description,

@@ -49,13 +49,23 @@ export function planGatewaySync(
   options: SyncOptions,
   defaultCountryCode: number,
 ): SyncPlan {
-  const summary: SyncSummary = {
-    totalFetched: entries.length,
-    processed: 0,
-    duplicatesSkipped: 0,
-    filteredByPhone: 0,
-  };
-  const records: StoredRecord[] = [];
+  const summary = emptySyncSummary(entries.length);
+  const records = [...gatewaySyncRecords(entries, options, defaultCountryCode, summary)];
+  return { records, summary };
+}
+
+/** A summary before the first entry. */
+export function emptySyncSummary(totalFetched: number): SyncSummary {
+  return { totalFetched, processed: 0, duplicatesSkipped: 0, filteredByPhone: 0 };
+}
+
+/** The records of planGatewaySync one at a time, counting into `summary` as they go. */
+export function* gatewaySyncRecords(
+  entries: readonly SyncEntry[],
+  options: SyncOptions,
+  defaultCountryCode: number,
+  summary: SyncSummary,
+): Generator<StoredRecord> {
   const seen = new Set<string>();
   for (const entry of entries) {
     const phone = entry.kind === 'group' ? null : phoneOf(entry, defaultCountryCode);
@@ -72,17 +82,14 @@ export function planGatewaySync(
       continue;
     }
     seen.add(key);
-    records.push(
-      storedRecordOf(SYNC_COLUMNS, {
-        phone,
-        name: entry.name?.trim().slice(0, 1000) || null,
-        jid: entry.jid,
-        type: entry.kind,
-      }),
-    );
+    summary.processed += 1;
+    yield storedRecordOf(SYNC_COLUMNS, {
+      phone,
+      name: entry.name?.trim().slice(0, 1000) || null,
+      jid: entry.jid,
+      type: entry.kind,
+    });
   }
-  summary.processed = records.length;
-  return { records, summary };
 }
 
 export function isGroupJid(jid: string): boolean {

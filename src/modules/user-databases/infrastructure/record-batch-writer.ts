@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
 import { Injectable } from '@nestjs/common';
+import { TimeSlicer } from '../../../common/work/time-slicer';
 import type { StoredRecord } from '../domain/stored-record';
 import type { BatchTarget, RecordBatch, RecordBatches } from '../application/ports/record-batches';
 import { batchJson, RECORD_BATCH_SIZE, serializeRecord } from './record-batch-format';
@@ -65,9 +66,11 @@ export class RecordBatchWriter implements RecordBatch {
     this.inFlight = insert;
   }
 
-  /** Pushes all of `records`, flushing as batches fill. */
+  /** Pushes all of `records`, flushing as batches fill, in slices that let requests through. */
   async write(records: Iterable<StoredRecord>): Promise<void> {
+    const slicer = new TimeSlicer();
     for (const record of records) {
+      await slicer.pause();
       this.push(record);
       if (this.isFull) {
         await this.flush();
