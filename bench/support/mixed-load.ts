@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const CLIENT = join(__dirname, 'mixed-load-client.ts');
+
+/** One route of the mix; every target of a plan is on the same origin. */
+export interface MixedLoadTarget {
+  /** The route's label in the summary, e.g. 'campaign list'. */
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface MixedLoadPlan {
+  targets: MixedLoadTarget[];
+  connections: number;
+  durationSeconds: number;
+}
+
+export interface LatencyFigures {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  average: number;
+}
+
+export interface RouteSummary {
+  name: string;
+  /** Path and query of the route's URL. */
+  path: string;
+  requests: number;
+  requestsPerSecond: number;
+  non2xx: number;
+  latencyMs: LatencyFigures;
+}
+
+export interface MixedLoadSummary {
+  /** Epoch ms when the connections opened and when the run ended (the client's clock, this machine's). */
+  startedAt: number;
+  finishedAt: number;
+  durationSeconds: number;
+  connections: number;
+  requests: number;
+  /** Mean of autocannon's per-second samples. */
+  requestsPerSecond: number;
+  non2xx: number;
+  /** Connection errors and timeouts (a request that got no answer). */
+  errors: number;
+  timeouts: number;
+  /** Exact percentiles over every response of the run, all routes together. */
+  latencyMs: LatencyFigures;
+  routes: RouteSummary[];
+}
+
+export interface MixedLoadHooks {
+  /** The connections opened: the measured window begins. */
+  onStarted?: () => void;
+  /** The load stopped (before the summary is printed). */
+  onFinished?: () => void;
+}
+
+export const MIXED_LOAD_GENERATOR_DESCRIPTION =
+  'autocannon 9 (programmatic, each connection cycling through the routes) in a child node process; the servers run in the harness process';
+
+/**
+ * Runs `plan` with bench/support/mixed-load-client.ts in a child process, so that the load
+ * generator never shares an event loop with the server under test, and resolves with its
+ * summary. The hooks fire when the child's connections open and when its run ends.
+ */
+export function runMixedLoad(
+  plan: MixedLoadPlan,
+  hooks: MixedLoadHooks = {},
+): Promise<MixedLoadSummary> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', CLIENT], {
+      cwd: ROOT,
+      env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+      // The plan (with its access tokens) goes on stdin, not on the command line.
+      stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('message', (message: { type?: string }) => {
+      if (message.type === 'started') {
+        hooks.onStarted?.();
+      } else if (message.type === 'finished') {
+        hooks.onFinished?.();
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const output = Buffer.concat(stdout).toString('utf8').trim();
+      if (code !== 0 || !output) {
+        reject(
+          new Error(
+            `mixed-load client exited with ${code}: ${Buffer.concat(stderr).toString('utf8').trim()}`,
+          ),
+        );
+        return;
+      }
+      try {
+        resolve(JSON.parse(output) as MixedLoadSummary);
+      } catch {
+        reject(new Error(`mixed-load client printed no JSON: ${output.slice(0, 500)}`));
+      }
+    });
+    child.stdin?.end(JSON.stringify(plan));
+  });
+}
