@@ -47,6 +47,7 @@ export class AppModule {
         TypeOrmModule.forRoot(
           dataSourceOptions(databaseUrl, {
             statementTimeoutMs: config.statementTimeoutMs,
+            separateReadPool: true,
             entities: ENTITIES,
           }),
         ),

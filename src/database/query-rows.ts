@@ -1,6 +1,23 @@
 import type { DataSource, EntityManager } from 'typeorm';
 
 /**
+ * Runs `read` on a connection of the read pool (see dataSourceOptions): for the raw queries
+ * of the API's list endpoints, which TypeORM would otherwise send to the pool that background
+ * work fills. Without a read pool, the one pool serves.
+ */
+export async function onReadPool<T>(
+  dataSource: DataSource,
+  read: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  const runner = dataSource.createQueryRunner('slave');
+  try {
+    return await read(runner.manager);
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
  * Rows of a raw query. TypeORM's postgres driver answers UPDATE and DELETE with
  * `[rows, affectedCount]` instead of the rows, so `… RETURNING` needs unwrapping.
  */

@@ -13,7 +13,7 @@ import {
   CampaignsRepository,
   RetriedFailures,
 } from '../application/ports/campaigns.repository';
-import { queryRows } from '../../../database/query-rows';
+import { onReadPool, queryRows } from '../../../database/query-rows';
 import { IllegalTransitionError } from '../../../common/state/transition-table';
 
 export const CAMPAIGN_KIND = { code: 'CAMPAIGN', notFoundMessage: 'Campanha não encontrada' };
@@ -232,21 +232,23 @@ export class PgCampaignsRepository
     page: number,
     size: number,
   ): Promise<{ items: CampaignContactRow[]; total: number }> {
-    const [items, totals] = await Promise.all([
-      this.repository.query<CampaignContactRow[]>(
-        `SELECT id, phone_number AS "phoneNumber", name, status, sent_at AS "sentAt", failed_at AS "failedAt",
+    const [items, totals] = await onReadPool(this.repository.manager.connection, (reader) =>
+      Promise.all([
+        reader.query<CampaignContactRow[]>(
+          `SELECT id, phone_number AS "phoneNumber", name, status, sent_at AS "sentAt", failed_at AS "failedAt",
                 failure_reason AS "failureReason", retry_count AS "retryCount",
                 delivered_at AS "deliveredAt", read_at AS "readAt", played_at AS "playedAt",
                 delivery_error AS "deliveryError", sent_text AS "sentText"
            FROM campaign_contacts WHERE campaign_id = $1 AND company_id = $4
           ORDER BY id LIMIT $2 OFFSET $3`,
-        [campaignId, size, page * size, companyId],
-      ),
-      this.repository.query<Array<{ total: number }>>(
-        `SELECT total_contacts AS total FROM campaigns WHERE id = $1 AND company_id = $2`,
-        [campaignId, companyId],
-      ),
-    ]);
+          [campaignId, size, page * size, companyId],
+        ),
+        reader.query<Array<{ total: number }>>(
+          `SELECT total_contacts AS total FROM campaigns WHERE id = $1 AND company_id = $2`,
+          [campaignId, companyId],
+        ),
+      ]),
+    );
     return { items, total: totals[0]?.total ?? 0 };
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
+import { onReadPool, queryRows } from '../../../database/query-rows';
 import type { ColumnDefinition } from '../domain/column';
 import type { SearchFilter } from '../domain/search-text';
 import type { StoredRecord } from '../domain/stored-record';
@@ -63,11 +63,13 @@ export class PgRecordsRepository implements RecordsRepository {
     if (query.sort.kind === 'column') {
       params.push(query.sort.columnName);
     }
-    return queryRows<RecordRow>(
-      this.dataSource,
-      `SELECT ${RECORD_COLUMNS} FROM user_database_records WHERE ${where}
-        ORDER BY ${orderBy(query.sort, query.direction, params.length)} OFFSET $3 LIMIT $4`,
-      params,
+    return onReadPool(this.dataSource, (reader) =>
+      queryRows<RecordRow>(
+        reader,
+        `SELECT ${RECORD_COLUMNS} FROM user_database_records WHERE ${where}
+          ORDER BY ${orderBy(query.sort, query.direction, params.length)} OFFSET $3 LIMIT $4`,
+        params,
+      ),
     );
   }
 
@@ -78,11 +80,13 @@ export class PgRecordsRepository implements RecordsRepository {
     search: SearchFilter,
   ): Promise<number> {
     const condition = searchCondition(search, 3);
-    const rows = await queryRows<{ n: number }>(
-      this.dataSource,
-      `SELECT count(*)::int AS n FROM user_database_records
-        WHERE database_id = $1 AND company_id = $2 AND ${condition.sql}`,
-      [databaseId, companyId, ...condition.params],
+    const rows = await onReadPool(this.dataSource, (reader) =>
+      queryRows<{ n: number }>(
+        reader,
+        `SELECT count(*)::int AS n FROM user_database_records
+          WHERE database_id = $1 AND company_id = $2 AND ${condition.sql}`,
+        [databaseId, companyId, ...condition.params],
+      ),
     );
     return rows[0].n;
   }
