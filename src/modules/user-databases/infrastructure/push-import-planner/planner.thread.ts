@@ -2,6 +2,7 @@
  * The planner thread's script: parses pushed rows, builds their records and sends them back in
  * batches ready for the batch INSERT, so that none of it runs on the thread serving requests.
  */
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { DomainError } from '../../../../common/errors/domain-error';
 import { emptyTally, planPushColumns, pushRecords } from '../../domain/push-import-plan';
@@ -11,6 +12,17 @@ import type { PlannerMessage, PlanRequest } from './planner-messages';
 const port = parentPort;
 if (!port) {
   throw new Error('planner.thread runs as a worker thread');
+}
+
+/**
+ * The lowest CPU priority: on a busy machine, the requests (main thread) and PostgreSQL go
+ * first, and an import takes longer. On Linux the nice value belongs to the thread that sets
+ * it; where it cannot be set, the thread runs at the process's priority.
+ */
+try {
+  setPriority(19);
+} catch {
+  // Not permitted here: planning at normal priority is still off the request thread.
 }
 
 function post(message: PlannerMessage): void {
