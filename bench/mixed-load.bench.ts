@@ -3,7 +3,6 @@ import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'pg';
 import { DISPATCH_CHANNEL } from '../src/modules/campaigns/application/ports/dispatch-channel';
-import { FakeEvolutionApi } from '../test/support/fake-evolution-api';
 import { registerBenchCompany, requestJson, type BenchCompany } from './support/api';
 import {
   defineBenchmark,
@@ -18,12 +17,18 @@ import {
   type MixedLoadSummary,
   type MixedLoadTarget,
 } from './support/mixed-load';
+import { startFakeGatewayProcess, type FakeGatewayProcess } from './support/fake-gateway-process';
 
 /** Targets of the mixed-load issue. */
 const LOADED_P99_TARGET_MS = 250;
 const LOADED_OVER_QUIET_P99_TARGET = 10;
 
 const DEFAULT_CONNECTIONS = 100;
+/**
+ * Reads per second offered in the open-loop phases (BENCH_MIXED_RATE overrides): about half
+ * of what this machine serves under the load with the connections sending back to back.
+ */
+const DEFAULT_RATE = 200;
 const CAMPAIGNS = 100;
 const CONTACTS_PER_CAMPAIGN = 50;
 const MIN_PAUSE_S = 0;
@@ -58,7 +63,8 @@ interface EventLoopDelay {
 }
 
 interface PhaseFigures {
-  phase: 'quiet' | 'loaded';
+  /** 'quiet' or 'loaded', and how the reads were offered. */
+  phase: string;
   load: MixedLoadSummary;
   eventLoopDelayMs: EventLoopDelay;
   /** Share of one CPU the harness process (the server) used during the window. */
@@ -100,13 +106,12 @@ export default defineBenchmark({
     const connections = process.env.BENCH_CONNECTIONS
       ? context.settings.connections
       : DEFAULT_CONNECTIONS;
-    const fake = new FakeEvolutionApi();
-    await fake.start();
+    const fake = await startFakeGatewayProcess();
     context.onCleanup(() => fake.stop());
     // One instance per campaign: an instance sends one message at a time (its pacing), so
     // 100 campaigns on one number would send at the pace of one.
     for (let c = 0; c < CAMPAIGNS; c += 1) {
-      fake.addInstance(instanceName(c), { apiKey: API_KEY, state: 'open' });
+      await fake.addInstance(instanceName(c), API_KEY);
     }
     const service = await context.startApp({
       env: { ROLE: 'all', CAMPAIGN_CREATIONS_PER_HOUR: '1000000' },
@@ -128,44 +133,84 @@ export default defineBenchmark({
     // loop, the server's, and count as the server's delay.
     const importBody = JSON.stringify({ name: 'Carga', rows: importRows(RECORDS, IMPORT_ROWS) });
 
-    const plan = { targets, connections, durationSeconds: context.settings.durationSeconds };
+    const closed = { targets, connections, durationSeconds: context.settings.durationSeconds };
+    const rate = Number(process.env.BENCH_MIXED_RATE ?? DEFAULT_RATE);
+    const paced = { ...closed, ratePerSecond: rate };
     context.log(`quiet phase: ${connections} connections, warm-up then measured`);
     if (context.settings.warmupSeconds > 0) {
-      await runMixedLoad({ ...plan, durationSeconds: context.settings.warmupSeconds });
+      await runMixedLoad({ ...closed, durationSeconds: context.settings.warmupSeconds });
     }
-    const quiet = await measurePhase('quiet', plan);
+    const quietClosed = await measurePhase('quiet, back to back', closed);
+    const quietPaced = await measurePhase(`quiet, ${rate}/s`, paced);
 
     context.log(`loaded phase: ${CAMPAIGNS} campaigns start and a push import is submitted`);
-    const loaded = await measureLoadedPhase(sql, api, fake, importBody, plan);
-    return outcome(quiet, loaded.figures, loaded.messages, loaded.imported);
+    const loadedPaced = await measureLoadedPhase(
+      `loaded, ${rate}/s`,
+      sql,
+      api,
+      fake,
+      importBody,
+      paced,
+      true,
+    );
+    context.log(
+      'loaded phase again, back to back: the campaigns still dispatch, another push import',
+    );
+    const secondImport = JSON.stringify({
+      name: 'Carga 2',
+      rows: importRows(RECORDS + IMPORT_ROWS, IMPORT_ROWS),
+    });
+    const loadedClosed = await measureLoadedPhase(
+      'loaded, back to back',
+      sql,
+      api,
+      fake,
+      secondImport,
+      closed,
+      false,
+    );
+    return outcome(
+      { quiet: quietPaced, loaded: loadedPaced },
+      { quiet: quietClosed, loaded: loadedClosed },
+    );
   },
 });
 
 function outcome(
-  quiet: PhaseFigures,
-  loaded: PhaseFigures,
-  messages: MessagesInWindow,
-  imported: ImportOutcome,
+  paced: { quiet: PhaseFigures; loaded: LoadedPhase },
+  closed: { quiet: PhaseFigures; loaded: LoadedPhase },
 ): BenchmarkOutcome {
+  const quiet = paced.quiet;
+  const loaded = paced.loaded.figures;
+  const { messages, imported } = paced.loaded;
   const windowSeconds = loaded.load.durationSeconds;
   return {
-    rows: [...phaseRows(quiet), ...phaseRows(loaded)],
+    rows: [
+      ...phaseRows(paced.quiet),
+      ...phaseRows(paced.loaded.figures),
+      ...phaseRows(closed.quiet),
+      ...phaseRows(closed.loaded.figures),
+    ],
     checks: [
       {
-        name: `loaded p99 ≤ ${LOADED_P99_TARGET_MS} ms: ${LOADED_P99_TARGET_MS} − p99 (ms)`,
+        name: `loaded p99 ≤ ${LOADED_P99_TARGET_MS} ms (open loop): ${LOADED_P99_TARGET_MS} − p99 (ms)`,
         value: LOADED_P99_TARGET_MS - loaded.load.latencyMs.p99,
         atLeast: 0,
       },
       {
-        name: `loaded p99 ≤ ${LOADED_OVER_QUIET_P99_TARGET} × quiet p99: ${LOADED_OVER_QUIET_P99_TARGET} − loaded p99 / quiet p99`,
+        name: `loaded p99 ≤ ${LOADED_OVER_QUIET_P99_TARGET} × quiet p99 (open loop): ${LOADED_OVER_QUIET_P99_TARGET} − loaded p99 / quiet p99`,
         value: LOADED_OVER_QUIET_P99_TARGET - loaded.load.latencyMs.p99 / quiet.load.latencyMs.p99,
         atLeast: 0,
       },
       {
-        name: 'messages received by the fake gateway in the loaded window',
+        name: 'messages received by the fake gateway in the loaded open-loop window',
         value: messages.count,
       },
-      { name: 'messages/s in the loaded window', value: messages.count / windowSeconds },
+      { name: 'messages/s in that window', value: messages.count / windowSeconds },
+      {
+        name: 'messages/s in the loaded back-to-back window',
+        value: closed.loaded.messages.count / closed.loaded.figures.load.durationSeconds,
+      },
       {
         name: `push import of ${IMPORT_ROWS} rows: seconds from the POST to its 202`,
         value: imported.acceptedSeconds,
@@ -174,12 +219,16 @@ function outcome(
         name: `push import of ${IMPORT_ROWS} rows: seconds from the POST to COMPLETED`,
         value: imported.completedSeconds,
       },
+      {
+        name: `second push import (back-to-back window): seconds from the POST to COMPLETED`,
+        value: closed.loaded.imported.completedSeconds,
+      },
     ],
     notes: [
-      `Reads: ${quiet.load.connections} connections (BENCH_CONNECTIONS overrides), each cycling through the ${quiet.load.routes.length} routes in turn and sending its next request as soon as the last is answered: a closed loop, so the server runs saturated in both phases and latency is mostly the wait in its queue (about connections / requests per second). ${MIXED_LOAD_GENERATOR_DESCRIPTION}. Latency percentiles are exact, over every response of the window. The quiet phase follows a warm-up of BENCH_WARMUP s; the loaded phase has none (the server is warm) so that its window starts with the load.`,
+      `Reads: ${quiet.load.connections} connections (BENCH_CONNECTIONS overrides), each cycling through the ${quiet.load.routes.length} routes in turn, offered two ways. Open loop (the checks): ${quiet.load.connections} senders on fixed schedules, ${Math.round(quiet.load.requestsPerSecond)} requests/s in all (BENCH_MIXED_RATE), each request's latency counted from its scheduled time. Back to back (as the issue measured it): each connection sends its next request as soon as the last is answered, a closed loop, so the server runs saturated in both phases and latency is mostly the wait in its queue (about connections / requests per second). ${MIXED_LOAD_GENERATOR_DESCRIPTION} (open loop: node:http with a keep-alive agent). Latency percentiles are exact, over every response of the window. The quiet phase follows a warm-up of BENCH_WARMUP s; the loaded phase has none (the server is warm) so that its window starts with the load.`,
       `Routes: ${quiet.load.routes.map((route) => `${route.name} = ${route.path}`).join('; ')}.`,
       `Seed (before the phases): a push import of ${RECORDS} generic rows (one database, its search index built), ${CAMPAIGNS} campaigns of ${CONTACTS_PER_CAMPAIGN} contacts created through the API scheduled for 2099, each on its own instance of the fake gateway, pauses ${MIN_PAUSE_S}–${MAX_PAUSE_S} s; then VACUUM ANALYZE, so that autovacuum does not land in the quiet window.`,
-      `Loaded phase: when the load generator's connections open, the bench moves the ${CAMPAIGNS} campaigns' scheduled_for to now() in SQL (the API has no "start now" for a scheduled campaign) and notifies the dispatch loop, whose own scheduled start makes them ACTIVE, as when ${CAMPAIGNS} campaigns come due in the same minute; and it posts one async push import of ${IMPORT_ROWS} generic rows (a new database). Messages: sends that reached the fake gateway between the window's start and end.`,
+      `Loaded phases: the open-loop one first; when the load generator's connections open, the bench moves the ${CAMPAIGNS} campaigns' scheduled_for to now() in SQL (the API has no "start now" for a scheduled campaign) and notifies the dispatch loop, whose own scheduled start makes them ACTIVE, as when ${CAMPAIGNS} campaigns come due in the same minute; and it posts one async push import of ${IMPORT_ROWS} generic rows (a new database). The back-to-back window follows at once, while the campaigns still dispatch, with a second import of ${IMPORT_ROWS} rows. Messages: sends that reached the fake gateway between the window's start and end.`,
       `Import: job ${imported.jobId} ${imported.status}, ${imported.imported ?? '?'} rows imported, ${imported.invalidRows ?? '?'} invalid; 202 ${imported.acceptedSeconds.toFixed(2)} s after the POST, COMPLETED seen ${imported.completedSeconds.toFixed(2)} s after it (polled every 250 ms from the 202 on), ${imported.completedInWindow ? 'within' : 'after'} the loaded window.`,
       `Event-loop delay: perf_hooks.monitorEventLoopDelay({ resolution: ${EVENT_LOOP_RESOLUTION_MS} }) in the harness process (the application, the fake gateway and the import's client), enabled from the client's "started" to its "finished"; figures are the histogram's less the ${EVENT_LOOP_RESOLUTION_MS} ms sampling interval, which Node's histogram includes (an idle loop reads about ${EVENT_LOOP_RESOLUTION_MS}.1 ms). CPU %: process.cpuUsage of the harness process over the window (100 % = one CPU).`,
       `Loaded window: the first message reached the fake gateway ${messages.firstAfterMs ?? '(none)'} ms after its start.`,
@@ -241,18 +290,22 @@ interface MessagesInWindow {
  * only after the window, so that their failures are reported rather than left unhandled.
  */
 async function measureLoadedPhase(
+  phase: string,
   sql: Pool,
   api: Api,
-  fake: FakeEvolutionApi,
+  fake: FakeGatewayProcess,
   importBody: string,
   plan: Parameters<typeof runMixedLoad>[0],
+  startCampaigns: boolean,
 ): Promise<LoadedPhase> {
-  const sentBefore = fake.sent.length;
+  const sentBefore = (await fake.sentTimes()).length;
   let importing: Promise<Omit<ImportOutcome, 'completedInWindow'>> | undefined;
   let campaignsStarted: Promise<void> | undefined;
-  const figures = await measurePhase('loaded', plan, () => {
+  const figures = await measurePhase(phase, plan, () => {
     importing = importAndWait(api, importBody);
-    campaignsStarted = startScheduledCampaigns(sql, api.company.id);
+    campaignsStarted = startCampaigns
+      ? startScheduledCampaigns(sql, api.company.id)
+      : Promise.resolve();
     importing.catch(() => undefined);
     campaignsStarted.catch(() => undefined);
   });
@@ -261,9 +314,8 @@ async function measureLoadedPhase(
   }
   await campaignsStarted;
   const { startedAt, finishedAt } = figures.load;
-  const inWindow = fake.sent
+  const inWindow = (await fake.sentTimes())
     .slice(sentBefore)
-    .map((message) => message.at.getTime())
     .filter((at) => at >= startedAt && at <= finishedAt);
   const imported = await importing;
   return {

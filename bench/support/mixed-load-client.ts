@@ -11,6 +11,8 @@
  * to the load's window.
  */
 import autocannon from 'autocannon';
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { MixedLoadPlan, MixedLoadSummary, LatencyFigures } from './mixed-load';
 
 function readStdin(): Promise<string> {
@@ -130,9 +132,92 @@ async function run(plan: MixedLoadPlan): Promise<MixedLoadSummary> {
   };
 }
 
+/** One request on a keep-alive agent; resolves with its status once the body is read. */
+function send(agent: Agent, url: URL, target: MixedLoadPlan['targets'][number]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      { agent, method: target.method ?? 'GET', headers: target.headers },
+      (response) => {
+        response.on('data', () => undefined);
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(target.body);
+  });
+}
+
+/**
+ * The open loop: `connections` senders, each on a fixed schedule of one request every
+ * connections / ratePerSecond seconds from a random phase. A request's latency counts from
+ * its scheduled time, so that a sender held up by a slow answer reports the wait of the
+ * requests it could not send (no coordinated omission).
+ */
+async function runPaced(plan: MixedLoadPlan, ratePerSecond: number): Promise<MixedLoadSummary> {
+  const agent = new Agent({ keepAlive: true, maxSockets: plan.connections });
+  const intervalMs = (plan.connections / ratePerSecond) * 1000;
+  const tallies = plan.targets.map((target) => {
+    const url = new URL(target.url);
+    return { target, url, path: `${url.pathname}${url.search}`, times: [] as number[], non2xx: 0 };
+  });
+  let errors = 0;
+  const startedAt = Date.now();
+  const start = performance.now();
+  const end = start + plan.durationSeconds * 1000;
+  process.send?.({ type: 'started' });
+  const sender = async (index: number): Promise<void> => {
+    let due = start + Math.random() * intervalMs;
+    for (let n = index; due < end; n += 1, due += intervalMs) {
+      const wait = due - performance.now();
+      if (wait > 0) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      const tally = tallies[n % tallies.length];
+      try {
+        const status = await send(agent, tally.url, tally.target);
+        tally.times.push(performance.now() - due);
+        if (status < 200 || status > 299) {
+          tally.non2xx += 1;
+        }
+      } catch {
+        errors += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: plan.connections }, (_v, i) => sender(i)));
+  const finishedAt = Date.now();
+  process.send?.({ type: 'finished' });
+  agent.destroy();
+  const seconds = (finishedAt - startedAt) / 1000;
+  const all = tallies.flatMap((tally) => tally.times);
+  return {
+    startedAt,
+    finishedAt,
+    durationSeconds: seconds,
+    connections: plan.connections,
+    requests: all.length,
+    requestsPerSecond: all.length / seconds,
+    non2xx: tallies.reduce((sum, tally) => sum + tally.non2xx, 0),
+    errors,
+    timeouts: 0,
+    latencyMs: latencyFigures(all),
+    routes: tallies.map((tally) => ({
+      name: tally.target.name,
+      path: tally.path,
+      requests: tally.times.length,
+      requestsPerSecond: tally.times.length / seconds,
+      non2xx: tally.non2xx,
+      latencyMs: latencyFigures(tally.times),
+    })),
+  };
+}
+
 async function main(): Promise<void> {
   const plan = JSON.parse(await readStdin()) as MixedLoadPlan;
-  const summary = await run(plan);
+  const summary =
+    plan.ratePerSecond === undefined ? await run(plan) : await runPaced(plan, plan.ratePerSecond);
   process.stdout.write(`${JSON.stringify(summary)}\n`, () => process.exit(0));
 }
 

@@ -18,6 +18,13 @@ export interface MixedLoadPlan {
   targets: MixedLoadTarget[];
   connections: number;
   durationSeconds: number;
+  /**
+   * Requests per second offered in all, spread evenly over the connections (an open loop):
+   * each connection sends on its own schedule, whether or not its last answer was late.
+   * Without it, every connection sends its next request as soon as the last is answered
+   * (a closed loop, autocannon), which saturates the server.
+   */
+  ratePerSecond?: number;
 }
 
 export interface LatencyFigures {
