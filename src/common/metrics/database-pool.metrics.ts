@@ -3,7 +3,10 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Metrics, PoolStats } from './metrics';
 
-/** Reports the application's PostgreSQL pool (TypeORM's pg Pool) at each scrape. */
+/**
+ * Reports the application's main PostgreSQL pool (TypeORM's pg Pool: writes, transactions and
+ * background work) at each scrape; the read pool beside it serves only the API's reads.
+ */
 @Injectable()
 export class DatabasePoolMetrics implements OnModuleInit {
   constructor(
@@ -17,7 +20,7 @@ export class DatabasePoolMetrics implements OnModuleInit {
 }
 
 function poolStatsOf(dataSource: DataSource): PoolStats | null {
-  // TypeORM's PostgresDriver keeps its pg Pool as `master` (no replication configured).
+  // TypeORM's PostgresDriver keeps its main pg Pool as `master`, the read pool in `slaves`.
   const pool = (dataSource.driver as { master?: Pool }).master;
   if (!dataSource.isInitialized || !pool) {
     return null;

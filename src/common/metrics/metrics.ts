@@ -101,7 +101,7 @@ export class Metrics implements OnApplicationShutdown {
 
   private readonly poolConnections: Gauge<'state'> = new Gauge({
     name: `${METRIC_PREFIX}db_pool_connections`,
-    help: 'Connections of the PostgreSQL pool, by state (in_use, idle)',
+    help: 'Connections of the main PostgreSQL pool (writes and background work), by state (in_use, idle)',
     labelNames: ['state'] as const,
     registers: [this.registry],
     collect: () => {
@@ -116,14 +116,14 @@ export class Metrics implements OnApplicationShutdown {
 
   private readonly poolWaiting: Gauge = new Gauge({
     name: `${METRIC_PREFIX}db_pool_waiting_clients`,
-    help: 'Queries waiting for a connection of the PostgreSQL pool',
+    help: 'Queries waiting for a connection of the main PostgreSQL pool',
     registers: [this.registry],
     collect: () => this.poolWaiting.set(this.readPool()?.waiting ?? 0),
   });
 
   private readonly poolMax: Gauge = new Gauge({
     name: `${METRIC_PREFIX}db_pool_max_connections`,
-    help: 'Size limit of the PostgreSQL pool',
+    help: 'Size limit of the main PostgreSQL pool',
     registers: [this.registry],
     collect: () => this.poolMax.set(this.readPool()?.max ?? 0),
   });
