@@ -1,18 +1,12 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { LoadTarget } from './load';
 
 const ROOT = join(__dirname, '..', '..');
 const CLIENT = join(__dirname, 'mixed-load-client.ts');
 
-/** One route of the mix; every target of a plan is on the same origin. */
-export interface MixedLoadTarget {
-  /** The route's label in the summary, e.g. 'campaign list'. */
-  name: string;
-  url: string;
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  headers?: Record<string, string>;
-  body?: string;
-}
+/** One route of the mix (its name labels it in the summary); every target of a plan is on the same origin. */
+export type MixedLoadTarget = LoadTarget;
 
 export interface MixedLoadPlan {
   targets: MixedLoadTarget[];
