@@ -1,9 +1,15 @@
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'pg';
 import { DISPATCH_CHANNEL } from '../src/modules/campaigns/application/ports/dispatch-channel';
-import { registerBenchCompany, requestJson, type BenchCompany } from './support/api';
+import {
+  registerBenchCompany,
+  requestJson,
+  waitFor,
+  waitForImportJob,
+  type BenchCompany,
+} from './support/api';
+import { indexReady } from './support/database';
 import {
   defineBenchmark,
   type BenchContext,
@@ -339,7 +345,10 @@ async function importAndWait(
   const posted = performance.now();
   const jobId = await submitImport(api, body);
   const acceptedSeconds = (performance.now() - posted) / 1000;
-  const job = await waitForJob(api, jobId, 250);
+  const job = await waitForImportJob(api.baseUrl, api.company, jobId, {
+    timeoutMs: IMPORT_TIMEOUT_MS,
+    intervalMs: 250,
+  });
   return {
     jobId,
     status: job.status as string,
@@ -444,10 +453,12 @@ async function seed(
     api,
     JSON.stringify({ name: 'Clientes', rows: importRows(0, RECORDS) }),
   );
-  const job = await waitForJob(api, jobId);
+  const job = await waitForImportJob(api.baseUrl, api.company, jobId, {
+    timeoutMs: IMPORT_TIMEOUT_MS,
+  });
   const databaseId = job.databaseId as number;
   // Search uses a per-database index the index worker builds after the import: read once it is there.
-  await waitUntil(
+  await waitFor(
     `udr_search_${databaseId}`,
     () => indexReady(sql, `udr_search_${databaseId}`),
     IMPORT_TIMEOUT_MS,
@@ -517,47 +528,4 @@ async function submitImport(api: Api, body: string): Promise<number> {
     { method: 'POST', headers: api.headers, body },
   );
   return accepted.jobId as number;
-}
-
-async function waitForJob(api: Api, jobId: number, intervalMs = 500): Promise<Record<string, any>> {
-  const url = `${api.baseUrl}/api/companies/${api.company.id}/imports/jobs/${jobId}`;
-  let job: Record<string, any> = {};
-  await waitUntil(
-    `import job ${jobId}`,
-    async () => {
-      job = await requestJson(url, { headers: api.headers });
-      if (job.status === 'FAILED') {
-        throw new Error(`import job ${jobId} failed: ${job.error}`);
-      }
-      return job.status === 'COMPLETED';
-    },
-    IMPORT_TIMEOUT_MS,
-    intervalMs,
-  );
-  return job;
-}
-
-async function indexReady(sql: Pool, name: string): Promise<boolean> {
-  const { rows } = await sql.query<{ valid: boolean }>(
-    'SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass($1)',
-    [name],
-  );
-  return rows[0]?.valid === true;
-}
-
-/** Polls `check`: a few requests a second do not weigh on a server answering hundreds. */
-async function waitUntil(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  intervalMs = 500,
-): Promise<void> {
-  const started = performance.now();
-  while (performance.now() - started < timeoutMs) {
-    if (await check()) {
-      return;
-    }
-    await sleep(intervalMs);
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
 }

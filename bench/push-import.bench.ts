@@ -2,11 +2,16 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { registerBenchCompany, requestJson, type BenchCompany } from './support/api';
+import {
+  registerBenchCompany,
+  requestJson,
+  waitForImportJob,
+  type BenchCompany,
+} from './support/api';
 import { defineBenchmark, type Check, type ResultRow } from './support/benchmark';
 import { topSelfTime } from './support/cpu-profile';
 import { scrapeEventLoopDelay } from './support/event-loop-scrape';
-import { cpuMsOf, memoryOf, startServiceProcess, waitFor } from './support/service-process';
+import { cpuMsOf, memoryOf, startServiceProcess } from './support/service-process';
 
 /** Targets of the issue "keep the API quick": 1,000,000 pushed rows at 35,000 rows/s, under 500 MB. */
 const ROWS_PER_SECOND_TARGET = 35_000;
@@ -68,20 +73,7 @@ async function pushAll(
   const acceptSeconds = (performance.now() - started) / 1000;
   let imported = 0;
   for (const id of jobIds) {
-    await waitFor(
-      `import job ${id}`,
-      async () => {
-        const job = await requestJson(`${baseUrl}/api/companies/${company.id}/imports/jobs/${id}`, {
-          headers,
-        });
-        if (job.status === 'FAILED') {
-          throw new Error(`job ${id} failed: ${job.error}`);
-        }
-        imported += job.status === 'COMPLETED' ? (job.imported as number) : 0;
-        return job.status === 'COMPLETED';
-      },
-      600_000,
-    );
+    imported += (await waitForImportJob(baseUrl, company, id)).imported as number;
   }
   return { seconds: (performance.now() - started) / 1000, imported, acceptSeconds };
 }

@@ -5,9 +5,16 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { finished } from 'node:stream/promises';
 import { Pool } from 'pg';
-import { registerBenchCompany, requestJson, type BenchCompany } from './support/api';
+import {
+  registerBenchCompany,
+  requestJson,
+  waitFor,
+  waitForImportJob,
+  type BenchCompany,
+} from './support/api';
 import { BENCH_ADMIN_HEADER } from './support/app';
-import { memoryOf, startServiceProcess, waitFor } from './support/service-process';
+import { memoryOf, startServiceProcess } from './support/service-process';
+import { indexReady } from './support/database';
 import { defineBenchmark, type Check, type ResultRow } from './support/benchmark';
 
 /** Targets of the contact-data issue. */
@@ -144,14 +151,6 @@ async function timeRequests(
   };
 }
 
-async function indexReady(pool: Pool, name: string): Promise<boolean> {
-  const { rows } = await pool.query<{ valid: boolean }>(
-    `SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass($1)`,
-    [name],
-  );
-  return rows[0]?.valid === true;
-}
-
 async function pushImport(
   baseUrl: string,
   company: BenchCompany,
@@ -164,22 +163,7 @@ async function pushImport(
       plano: i % 2 === 0 ? 'ouro' : 'prata',
     }));
   const url = `${baseUrl}/api/companies/${company.id}/imports/contacts?async=true`;
-  const jobUrl = (id: number) => `${baseUrl}/api/companies/${company.id}/imports/jobs/${id}`;
-  const finishedJob = async (id: number): Promise<Record<string, any>> => {
-    let job: Record<string, any> = {};
-    await waitFor(
-      `job ${id}`,
-      async () => {
-        job = await requestJson(jobUrl(id), { headers });
-        if (job.status === 'FAILED') {
-          throw new Error(`job ${id} failed: ${job.error}`);
-        }
-        return job.status === 'COMPLETED';
-      },
-      300_000,
-    );
-    return job;
-  };
+  const finishedJob = (id: number) => waitForImportJob(baseUrl, company, id);
   const started = performance.now();
   const first = await requestJson(url, {
     method: 'POST',

@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BENCH_ADMIN_HEADER } from './app';
 
 export interface BenchCompany {
@@ -31,4 +33,45 @@ export async function registerBenchCompany(baseUrl: string): Promise<BenchCompan
     }),
   });
   return { id: body.companyId as number, token: body.accessToken as string };
+}
+
+/** Polls `check` every `intervalMs` until it answers true; the seconds it took. */
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 200,
+): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    if (await check()) {
+      return (performance.now() - started) / 1000;
+    }
+    await sleep(intervalMs);
+  }
+  throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
+}
+
+/** Polls an async push import's job until it is COMPLETED (and answers it); FAILED throws. */
+export async function waitForImportJob(
+  baseUrl: string,
+  company: BenchCompany,
+  jobId: number,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<Record<string, any>> {
+  const url = `${baseUrl}/api/companies/${company.id}/imports/jobs/${jobId}`;
+  let job: Record<string, any> = {};
+  await waitFor(
+    `import job ${jobId}`,
+    async () => {
+      job = await requestJson(url, { headers: { 'X-Access-Token': company.token } });
+      if (job.status === 'FAILED') {
+        throw new Error(`import job ${jobId} failed: ${job.error}`);
+      }
+      return job.status === 'COMPLETED';
+    },
+    options.timeoutMs ?? 600_000,
+    options.intervalMs,
+  );
+  return job;
 }

@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
 import { runMigrations } from '../../src/database/migrate';
 
@@ -93,4 +93,13 @@ async function withClient<T>(url: string, work: (client: Client) => Promise<T>):
   } finally {
     await client.end();
   }
+}
+
+/** Whether the index `name` exists and is valid (a CONCURRENTLY build has finished). */
+export async function indexReady(pool: Pool, name: string): Promise<boolean> {
+  const { rows } = await pool.query<{ valid: boolean }>(
+    'SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass($1)',
+    [name],
+  );
+  return rows[0]?.valid === true;
 }

@@ -1,5 +1,5 @@
 import type { Result as AutocannonResult } from 'autocannon';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
 export interface LoadSettings {
@@ -139,27 +139,32 @@ function runAutocannon(
     args.push('--body', target.body);
   }
   args.push(target.url);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  return jsonOutputOf<AutocannonResult>(child, 'autocannon');
+}
+
+/** What a child process prints on stdout, as JSON, once it exits with 0; its stderr otherwise. */
+export function jsonOutputOf<T>(child: ChildProcess, name: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
     child.on('close', (code) => {
       const output = Buffer.concat(stdout).toString('utf8').trim();
       if (code !== 0 || !output) {
         reject(
           new Error(
-            `autocannon exited with ${code}: ${Buffer.concat(stderr).toString('utf8').trim()}`,
+            `${name} exited with ${code}: ${Buffer.concat(stderr).toString('utf8').trim()}`,
           ),
         );
         return;
       }
       try {
-        resolve(JSON.parse(output) as AutocannonResult);
+        resolve(JSON.parse(output) as T);
       } catch {
-        reject(new Error(`autocannon printed no JSON: ${output.slice(0, 500)}`));
+        reject(new Error(`${name} printed no JSON: ${output.slice(0, 500)}`));
       }
     });
   });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type { LoadTarget } from './load';
+import { jsonOutputOf, type LoadTarget } from './load';
 
 const ROOT = join(__dirname, '..', '..');
 const CLIENT = join(__dirname, 'mixed-load-client.ts');
@@ -76,41 +76,20 @@ export function runMixedLoad(
   plan: MixedLoadPlan,
   hooks: MixedLoadHooks = {},
 ): Promise<MixedLoadSummary> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', CLIENT], {
-      cwd: ROOT,
-      env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-      // The plan (with its access tokens) goes on stdin, not on the command line.
-      stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
-    });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.on('message', (message: { type?: string }) => {
-      if (message.type === 'started') {
-        hooks.onStarted?.();
-      } else if (message.type === 'finished') {
-        hooks.onFinished?.();
-      }
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const output = Buffer.concat(stdout).toString('utf8').trim();
-      if (code !== 0 || !output) {
-        reject(
-          new Error(
-            `mixed-load client exited with ${code}: ${Buffer.concat(stderr).toString('utf8').trim()}`,
-          ),
-        );
-        return;
-      }
-      try {
-        resolve(JSON.parse(output) as MixedLoadSummary);
-      } catch {
-        reject(new Error(`mixed-load client printed no JSON: ${output.slice(0, 500)}`));
-      }
-    });
-    child.stdin?.end(JSON.stringify(plan));
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', CLIENT], {
+    cwd: ROOT,
+    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
+    // The plan (with its access tokens) goes on stdin, not on the command line.
+    stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
   });
+  child.on('message', (message: { type?: string }) => {
+    if (message.type === 'started') {
+      hooks.onStarted?.();
+    } else if (message.type === 'finished') {
+      hooks.onFinished?.();
+    }
+  });
+  const summary = jsonOutputOf<MixedLoadSummary>(child, 'mixed-load client');
+  child.stdin?.end(JSON.stringify(plan));
+  return summary;
 }

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { waitFor } from './api';
 import { BENCH_ADMIN_PASSWORD } from './app';
 
 const ROOT = join(__dirname, '..', '..');
@@ -47,22 +47,6 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
 export function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** Polls `check` every 200 ms until it answers true; the seconds it took. */
-export async function waitFor(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < timeoutMs) {
-    if (await check()) {
-      return (performance.now() - started) / 1000;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
 }
 
 /**
