@@ -2,7 +2,6 @@ import {
   ArgumentMetadata,
   createParamDecorator,
   ExecutionContext,
-  Injectable,
   PipeTransform,
   Type,
 } from '@nestjs/common';
@@ -26,7 +25,6 @@ const RequestBody = createParamDecorator(
  * array's own rules (IsArray, sizes, item checks) see it as sent; its items are data that the
  * import checks row by row and never merges into an object.
  */
-@Injectable()
 class BulkBodyPipe implements PipeTransform {
   private readonly fallback = createValidationPipe();
 

@@ -1,4 +1,11 @@
-import { planGatewaySync, SyncEntry, SyncOptions } from './gateway-sync-plan';
+import { emptySyncSummary, gatewaySyncRecords, SyncEntry, SyncOptions } from './gateway-sync-plan';
+
+/** Every record and the summary, as the sync writes and records them. */
+function planGatewaySync(entries: SyncEntry[], options: SyncOptions, defaultCountryCode: number) {
+  const summary = emptySyncSummary(entries.length);
+  const records = [...gatewaySyncRecords(entries, options, defaultCountryCode, summary)];
+  return { records, summary };
+}
 
 const entries: SyncEntry[] = [
   { kind: 'contact', jid: '5511987654321@s.whatsapp.net', name: 'Maria' },

@@ -21,11 +21,6 @@ export interface SyncOptions {
   deduplicate: boolean;
 }
 
-export interface SyncPlan {
-  records: StoredRecord[];
-  summary: SyncSummary;
-}
-
 /** Columns of every GATEWAY database. */
 export const SYNC_COLUMNS: readonly ColumnDefinition[] = defineColumns([
   { originalName: 'phone', displayName: 'Telefone', dataType: 'PHONE', isPhoneColumn: true },
@@ -33,6 +28,11 @@ export const SYNC_COLUMNS: readonly ColumnDefinition[] = defineColumns([
   { originalName: 'jid', displayName: 'JID', dataType: 'TEXT', isPhoneColumn: false },
   { originalName: 'type', displayName: 'Tipo', dataType: 'TEXT', isPhoneColumn: false },
 ]);
+
+/** A summary before the first entry. */
+export function emptySyncSummary(totalFetched: number): SyncSummary {
+  return { totalFetched, processed: 0, duplicatesSkipped: 0, filteredByPhone: 0 };
+}
 
 /**
  * docs/API-RULES.md §6. Every entry counts in totalFetched and ends in exactly one of
@@ -43,23 +43,8 @@ export const SYNC_COLUMNS: readonly ColumnDefinition[] = defineColumns([
  *   LID; without one, the entry is kept without phone only with includeContactsWithoutPhone;
  * - with deduplicate, a repeated phone (or, without phone, a repeated JID) is skipped, the
  *   first occurrence kept.
+ * The records come one at a time, counted into `summary` as they go.
  */
-export function planGatewaySync(
-  entries: readonly SyncEntry[],
-  options: SyncOptions,
-  defaultCountryCode: number,
-): SyncPlan {
-  const summary = emptySyncSummary(entries.length);
-  const records = [...gatewaySyncRecords(entries, options, defaultCountryCode, summary)];
-  return { records, summary };
-}
-
-/** A summary before the first entry. */
-export function emptySyncSummary(totalFetched: number): SyncSummary {
-  return { totalFetched, processed: 0, duplicatesSkipped: 0, filteredByPhone: 0 };
-}
-
-/** The records of planGatewaySync one at a time, counting into `summary` as they go. */
 export function* gatewaySyncRecords(
   entries: readonly SyncEntry[],
   options: SyncOptions,

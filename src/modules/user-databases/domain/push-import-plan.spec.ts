@@ -1,5 +1,13 @@
 import { defineColumns } from './column';
-import { planPushImport } from './push-import-plan';
+import { emptyTally, planPushColumns, pushRecords, type PushImportInput } from './push-import-plan';
+
+/** The plan as the import makes it: the columns, then every record, counting as it goes. */
+function planPushImport(input: PushImportInput) {
+  const columns = planPushColumns(input);
+  const tally = emptyTally(input.rows.length);
+  const records = [...pushRecords(input, columns, tally)];
+  return { columns: columns.columns, addedColumns: columns.addedColumns, records, ...tally };
+}
 
 describe('planPushImport', () => {
   it('builds columns from the keys, normalizes phones, drops repeats and reports invalid rows', () => {

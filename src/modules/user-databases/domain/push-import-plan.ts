@@ -35,14 +35,6 @@ export interface PushImportInput {
   existingColumns?: readonly ColumnDefinition[];
 }
 
-export interface PushImportPlan extends PushImportTally {
-  /** Every column of the database after the import (existing ones first, unchanged). */
-  columns: ColumnDefinition[];
-  /** Columns the import adds to an existing database. */
-  addedColumns: ColumnDefinition[];
-  records: StoredRecord[];
-}
-
 type Row = Record<string, unknown>;
 
 /**
@@ -133,14 +125,6 @@ export function* pushRecords(
 /** A tally before the first row. */
 export function emptyTally(totalRows: number): PushImportTally {
   return { totalRows, recordCount: 0, duplicatesRemoved: 0, invalidRows: 0, rowErrors: [] };
-}
-
-/** The whole plan at once: columns, then every record. */
-export function planPushImport(input: PushImportInput): PushImportPlan {
-  const columns = planPushColumns(input);
-  const tally = emptyTally(input.rows.length);
-  const records = [...pushRecords(input, columns, tally)];
-  return { columns: columns.columns, addedColumns: columns.addedColumns, records, ...tally };
 }
 
 function keysInOrder(rows: readonly unknown[]): string[] {

@@ -1,5 +1,5 @@
 import { DomainError } from '../../../../common/errors/domain-error';
-import { planPushImport } from '../../domain/push-import-plan';
+import { emptyTally, planPushColumns, pushRecords } from '../../domain/push-import-plan';
 import { RECORD_BATCH_SIZE, serializeRecord } from '../record-batch-format';
 import { ThreadPushImportPlanner } from './thread-push-import-planner';
 
@@ -21,7 +21,15 @@ describe('ThreadPushImportPlanner', () => {
       batches.push(batch);
     }
 
-    const expected = planPushImport({ ...input, rows });
+    // The same rows planned on this thread, as the import did before it had a planner thread.
+    const expectedColumns = planPushColumns({ ...input, rows });
+    const expectedTally = emptyTally(rows.length);
+    const expectedRecords = [...pushRecords({ ...input, rows }, expectedColumns, expectedTally)];
+    const expected = {
+      columns: expectedColumns.columns,
+      records: expectedRecords,
+      ...expectedTally,
+    };
     expect(planned.columns).toEqual(expected.columns);
     expect(batches.map((batch) => (JSON.parse(batch) as unknown[]).length)).toEqual([
       RECORD_BATCH_SIZE,
