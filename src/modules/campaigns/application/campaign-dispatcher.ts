@@ -467,6 +467,9 @@ export class CampaignDispatcher {
         return { kind: 'disconnected', reason: 'instância do gateway desconectada' };
       case 'uncertain':
         return { kind: 'uncertain', reason: error.message, cause: 'gateway' };
+      // Until the campaign engine holds the campaign for it, an unreachable media URL is
+      // retried like any failure that proved nothing was sent.
+      case 'media_unreachable':
       case 'transient':
         return contact.attempts >= MAX_SEND_ATTEMPTS
           ? {

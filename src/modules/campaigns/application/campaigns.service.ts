@@ -412,6 +412,7 @@ function gatewayCheckMessage(error: GatewayError): string {
     case 'rejected':
     case 'transient':
     case 'uncertain':
+    case 'media_unreachable':
       return `Não foi possível verificar o gateway: ${error.message}`.slice(0, 300);
   }
 }

@@ -44,6 +44,7 @@ export function gatewayFailure(error: GatewayError): DomainError {
     case 'disconnected':
     case 'transient':
     case 'uncertain':
+    case 'media_unreachable':
       return new DomainError(code, 'unavailable', `Falha ao consultar o gateway: ${error.message}`);
   }
 }

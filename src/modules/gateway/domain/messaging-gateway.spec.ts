@@ -11,6 +11,7 @@ describe('gatewayOutcomeOf', () => {
       unknown_instance: 'instance_refused',
       target_refused: 'target_refused',
       uncertain: 'uncertain',
+      media_unreachable: 'not_sent',
     };
     for (const [kind, outcome] of Object.entries(expected)) {
       expect([kind, gatewayOutcomeOf(new GatewayError(kind as GatewayErrorKind, 'x'))]).toEqual([

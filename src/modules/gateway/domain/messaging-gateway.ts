@@ -72,6 +72,9 @@ export type InstanceConnectionState = 'open' | 'connecting' | 'close' | 'unknown
  *   2xx without a message key, and any other 400 (the gateway turns errors raised after the
  *   send into 400). Never send again: reconcile with the gateway's message store.
  * - target_refused: the URL resolves to an address we never call. Not sent.
+ * - media_unreachable: the gateway could not fetch the message's media URL (DNS failure,
+ *   refused connection), which it does before anything else. Not sent, and every contact
+ *   would fail the same way: hold the campaign with the URL named, fail no one.
  */
 export type GatewayErrorKind =
   | 'refused_number'
@@ -81,13 +84,24 @@ export type GatewayErrorKind =
   | 'disconnected'
   | 'transient'
   | 'uncertain'
-  | 'target_refused';
+  | 'target_refused'
+  | 'media_unreachable';
+
+/**
+ * Why a `disconnected` instance cannot send, when the answer proves it:
+ * - not_paired: the instance has a socket but was never paired (its QR code was never read);
+ * - no_socket: the gateway holds no connection for the instance at all;
+ * - closed: the connection is closed (or the answer does not say more).
+ */
+export type InstanceCondition = 'not_paired' | 'no_socket' | 'closed';
 
 export class GatewayError extends Error {
   constructor(
     readonly kind: GatewayErrorKind,
     message: string,
     readonly httpStatus?: number,
+    /** Only for `disconnected`: what the answer proves about the instance. */
+    readonly instanceCondition: InstanceCondition | null = null,
   ) {
     super(message);
     this.name = 'GatewayError';
@@ -114,6 +128,7 @@ const OUTCOME_OF_KIND: Record<GatewayErrorKind, GatewayOutcome> = {
   transient: 'not_sent',
   uncertain: 'uncertain',
   target_refused: 'target_refused',
+  media_unreachable: 'not_sent',
 };
 
 /** The outcome class of a failed gateway call; `error` for anything but a GatewayError. */
