@@ -3,7 +3,7 @@ import {
   OutboundErrorKind,
   OutboundTargetRefusedError,
 } from '../../../common/outbound/outbound.errors';
-import { GatewayErrorKind } from '../domain/messaging-gateway';
+import { GatewayErrorKind, InstanceCondition } from '../domain/messaging-gateway';
 import {
   envelopeMessage,
   gatewayErrorFromOutbound,
@@ -113,7 +113,58 @@ describe('gatewayErrorFromResponse', () => {
       'a media download failure',
       500,
       envelope(500, ['AxiosError: Request failed with status code 404']),
-      'transient',
+      'media_unreachable',
+    ],
+    [
+      'media on a host that does not resolve (recorded)',
+      500,
+      envelope(500, ['Error: getaddrinfo EAI_AGAIN example.com']),
+      'media_unreachable',
+    ],
+    [
+      'media on a refused port (recorded)',
+      500,
+      envelope(500, ['Error: connect ECONNREFUSED 127.0.0.1:9']),
+      'media_unreachable',
+    ],
+    [
+      'a cached number on a never-paired socket (recorded)',
+      400,
+      envelope(400, ["TypeError: Cannot read properties of undefined (reading 'id')"]),
+      'disconnected',
+    ],
+    [
+      'a cached number without a socket (recorded)',
+      400,
+      envelope(400, ["TypeError: Cannot read properties of undefined (reading 'sendMessage')"]),
+      'disconnected',
+    ],
+    [
+      'a typing delay without a socket (recorded)',
+      400,
+      envelope(400, [
+        "TypeError: Cannot read properties of undefined (reading 'presenceSubscribe')",
+      ]),
+      'disconnected',
+    ],
+    [
+      'whatsappNumbers on a closed instance (recorded Boom)',
+      400,
+      {
+        data: null,
+        isBoom: true,
+        isServer: false,
+        output: {
+          statusCode: 428,
+          payload: {
+            statusCode: 428,
+            error: 'Precondition Required',
+            message: 'Connection Closed',
+          },
+          headers: {},
+        },
+      },
+      'disconnected',
     ],
     ['a 502 from a proxy, as HTML', 502, undefined, 'uncertain'],
     ['a 504 from a proxy', 504, envelope(504, ['Gateway Timeout']), 'uncertain'],
@@ -125,6 +176,34 @@ describe('gatewayErrorFromResponse', () => {
     ['a redirect', 302, undefined, 'rejected'],
   ])('classifies %s (HTTP %s) as %s', (_label, status, body, kind) => {
     expect(classify(status, body)).toBe(kind);
+  });
+
+  it.each<[string, number, unknown, InstanceCondition]>([
+    [
+      'never paired',
+      400,
+      envelope(400, ["TypeError: Cannot read properties of undefined (reading 'id')"]),
+      'not_paired',
+    ],
+    [
+      'no socket',
+      500,
+      envelope(500, "Cannot read properties of undefined (reading 'onWhatsApp')"),
+      'no_socket',
+    ],
+    [
+      'no socket for media',
+      500,
+      envelope(500, [
+        "TypeError: Cannot read properties of undefined (reading 'waUploadToServer')",
+      ]),
+      'no_socket',
+    ],
+    ['a closed socket', 500, envelope(500, 'Connection Closed'), 'closed'],
+    ['a closed socket found late', 400, envelope(400, ['Error: Connection Closed']), 'closed'],
+  ])('says what a disconnected answer proves: %s', (_label, status, body, condition) => {
+    const error = gatewayErrorFromResponse(status, body, JSON.stringify(body), 'acme-sales');
+    expect([error.kind, error.instanceCondition]).toEqual(['disconnected', condition]);
   });
 
   it('reads Connection Closed from a text body too', () => {

@@ -1,5 +1,5 @@
 import { OutboundError } from '../../../common/outbound/outbound.errors';
-import { GatewayError } from '../domain/messaging-gateway';
+import { GatewayError, InstanceCondition } from '../domain/messaging-gateway';
 
 const DETAIL_MAX_CHARS = 200;
 
@@ -77,16 +77,81 @@ function isGatewayEnvelope(status: number, body: unknown): boolean {
 }
 
 /**
+ * What the gateway raises when it reaches for a socket or a session that is not there, before
+ * anything is sent (Evolution API v2.3.6, recorded): `this.client.user.id` on a socket that was
+ * never paired reads `'id'` of undefined; with no socket at all, `client.sendMessage`,
+ * `presenceSubscribe`, `onWhatsApp` or `waUploadToServer` of undefined.
+ */
+const UNDEFINED_PROPERTY = /Cannot read properties of undefined \(reading '([^']+)'\)/i;
+
+/**
+ * The gateway failed to fetch the message's media before anything else (axios, recorded as
+ * 500 `["Error: getaddrinfo EAI_AGAIN example.com"]` and `["Error: connect ECONNREFUSED …"]`).
+ */
+const MEDIA_FETCH_FAILURES =
+  /getaddrinfo|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|AxiosError|Request failed with status code/i;
+
+/** whatsappNumbers' answer for a closed instance: a serialized Boom with 428 inside. */
+function isPreconditionBoom(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || !(body as { isBoom?: unknown }).isBoom) {
+    return false;
+  }
+  const output = (body as { output?: { statusCode?: unknown } }).output;
+  return output?.statusCode === 428;
+}
+
+/**
+ * An answer, in any status, that proves the instance cannot send right now: `disconnected`,
+ * with what it proves about the instance; null when the answer is about something else.
+ */
+function unusableInstance(
+  status: number,
+  body: unknown,
+  text: string,
+  instance: string,
+): GatewayError | null {
+  if (mentions(body, text, /Connection Closed/i) || isPreconditionBoom(body)) {
+    return disconnected(status, instance, 'closed');
+  }
+  const message = envelopeMessage(body);
+  const property = UNDEFINED_PROPERTY.exec(
+    message === undefined ? text : JSON.stringify(message),
+  )?.[1];
+  if (property === 'id') {
+    return disconnected(status, instance, 'not_paired');
+  }
+  return property ? disconnected(status, instance, 'no_socket') : null;
+}
+
+const CONDITION_MESSAGES: Record<InstanceCondition, string> = {
+  closed: 'está desconectada do WhatsApp',
+  not_paired: 'nunca foi pareada: leia o QR code da instância',
+  no_socket: 'não tem conexão aberta no gateway',
+};
+
+function disconnected(
+  status: number,
+  instance: string,
+  condition: InstanceCondition,
+): GatewayError {
+  return new GatewayError(
+    'disconnected',
+    `A instância "${instance}" ${CONDITION_MESSAGES[condition]}`,
+    status,
+    condition,
+  );
+}
+
+/**
  * The GatewayError for a non-2xx answer of the gateway, by what the answer proves about the
  * message (see GatewayErrorKind). Branches on the status, `exists:false` and the envelope's
  * shape; on text only for "Connection Closed", a not-loaded instance and the validation
  * messages above. Choices where the gateway leaves room:
- * - "Connection Closed" in any status is `disconnected`: the socket was closed, nothing went
- *   out (a 400 `["Error: Connection Closed"]` comes from the is-on-WhatsApp cache path).
+ * - "Connection Closed" in any status, whatsappNumbers' 428 Boom, and "Cannot read properties
+ *   of undefined" in any status are `disconnected` (unusableInstance): nothing went out.
+ * - A 500 naming a failed media fetch is `media_unreachable`: every contact would fail alike.
  * - 503 LICENSE_REQUIRED (2.4 servers not activated) is `disconnected`: nothing was sent and
  *   nothing will be until someone activates the server, exactly like a closed instance.
- * - 500 "Cannot read properties of undefined" is the instance known to the gateway's DB but
- *   not loaded in memory: also `disconnected`.
  * - Any other 400 is `uncertain`: the gateway turns errors raised after WhatsApp took the
  *   message (saving it, for one) into 400.
  * - A 5xx in the gateway's envelope is raised before the message reaches WhatsApp:
@@ -103,10 +168,14 @@ export function gatewayErrorFromResponse(
   instance: string,
 ): GatewayError {
   const detail = detailOf(body, text);
-  if (mentions(body, text, /Connection Closed/i)) {
+  const unusable = unusableInstance(status, body, text, instance);
+  if (unusable) {
+    return unusable;
+  }
+  if (status === 500 && mentions(body, text, MEDIA_FETCH_FAILURES)) {
     return new GatewayError(
-      'disconnected',
-      `A instância "${instance}" está desconectada do WhatsApp`,
+      'media_unreachable',
+      `O gateway não conseguiu baixar a mídia da mensagem: ${detail}`,
       status,
     );
   }
@@ -134,7 +203,7 @@ export function gatewayErrorFromResponse(
         );
   }
   if (status >= 500) {
-    return serverError(status, body, text, detail, instance);
+    return serverError(status, body, detail);
   }
   if (status === 429) {
     return new GatewayError('transient', `Gateway sobrecarregado (HTTP 429): ${detail}`, status);
@@ -162,24 +231,11 @@ function badRequestError(body: unknown, text: string, detail: string): GatewayEr
   );
 }
 
-function serverError(
-  status: number,
-  body: unknown,
-  text: string,
-  detail: string,
-  instance: string,
-): GatewayError {
+function serverError(status: number, body: unknown, detail: string): GatewayError {
   if (status === 503 && isLicenseRequired(body)) {
     return new GatewayError(
       'disconnected',
       'O gateway não está com a licença ativada (LICENSE_REQUIRED); nenhum envio é possível até ativá-lo',
-      status,
-    );
-  }
-  if (status === 500 && mentions(body, text, /Cannot read properties of undefined/i)) {
-    return new GatewayError(
-      'disconnected',
-      `A instância "${instance}" não está carregada no gateway`,
       status,
     );
   }
