@@ -4,7 +4,7 @@ import { createWelcomeAutomation, importDatabase } from '../../support/automatio
 import { campaignBody, connectedInstance, waitForCampaign } from '../../support/campaigns';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { TestCompany } from '../../support/test-app';
+import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
 import { useDedicatedWebhookApp, WebhookReceiver } from '../../support/webhook-receiver';
 
 const SECRET = 'db_password=s3nha-interna-42';
@@ -243,5 +243,71 @@ describe('answers of services that are not the gateway', () => {
     expect(message).toBe(
       'Falha ao consultar o gateway: Gateway indisponível no momento (HTTP 503): ["Instância em manutenção"]',
     );
+  });
+});
+
+/**
+ * OUTBOUND_DENY_PRIVATE=true refuses loopback targets; OUTBOUND_ALLOW_HOSTS opens exactly the
+ * entries it lists: an address with its port, or a name as written.
+ */
+describe('OUTBOUND_DENY_PRIVATE with OUTBOUND_ALLOW_HOSTS', () => {
+  const fake = new FakeEvolutionApi();
+  const internal = new InternalService();
+  let t: TestApp;
+  let company: TestCompany;
+  let fakePort: string;
+  let internalPort: string;
+
+  beforeAll(async () => {
+    await Promise.all([fake.start(), internal.start()]);
+    fakePort = new URL(fake.url).port;
+    internalPort = new URL(internal.url).port;
+    t = await startTestApp({
+      OUTBOUND_DENY_PRIVATE: 'true',
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${fakePort}, localhost:${internalPort}`,
+    });
+    company = await TestCompany.register(t.http, 'Com lista');
+  });
+  afterAll(async () => {
+    await t.close();
+    await Promise.all([fake.stop(), internal.stop()]);
+  });
+
+  it('reaches the listed gateway address and port, by the address or a name of it', async () => {
+    const gw = connectedInstance(fake);
+    for (const url of [fake.url, `http://localhost:${fakePort}`]) {
+      const created = await company.post(PATH, { name: 'Gateway', url, ...gw }).expect(201);
+      const status = await company.get(`${PATH}/${created.body.id}/status`).expect(200);
+      expect(status.body).toMatchObject({ instance: gw.instance, state: 'open' });
+    }
+  });
+
+  it('refuses a listed name’s address, and the listed address on another port or a neighbour', async () => {
+    const before = internal.requests;
+    for (const url of [`http://127.0.0.1:${internalPort}`, `http://127.0.0.2:${fakePort}`]) {
+      const response = await company.post(PATH, { name: 'Outro', url, apiKey: 'k', instance: 'i' });
+      expect(expectErrorBody(response, 400)).toBe(
+        '{url=aponta para um endereço de rede não permitido}',
+      );
+    }
+    const webhook = await company.put(`/api/companies/${company.id}/webhook`, {
+      url: `${internal.url}/hook`,
+    });
+    expectErrorBody(webhook, 400);
+    expect(internal.requests).toBe(before);
+  });
+
+  it('reaches a listed name on its port', async () => {
+    const created = await company
+      .post(PATH, {
+        name: 'Por nome',
+        url: `http://localhost:${internalPort}`,
+        apiKey: 'k',
+        instance: 'i',
+      })
+      .expect(201);
+    const before = internal.requests;
+    expectErrorBody(await company.get(`${PATH}/${created.body.id}/status`), 503);
+    expect(internal.requests).toBeGreaterThan(before);
   });
 });
