@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AppConfig } from './app-config.service';
-import { parseTrustProxy, validateEnvironment } from './app-config';
+import type { OutboundAllowedHost } from './app-config';
+import { parseOutboundAllowHosts, parseTrustProxy, validateEnvironment } from './app-config';
 
 export interface GeneratedSecret {
   value: string;
@@ -87,8 +88,15 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultAutomationLimit: vars.DEFAULT_AUTOMATION_LIMIT,
     defaultDatabaseLimit: vars.DEFAULT_DATABASE_LIMIT,
     outboundDenyPrivate: vars.OUTBOUND_DENY_PRIVATE,
+    outboundAllowHosts: allowHostsOf(vars.OUTBOUND_ALLOW_HOSTS),
     logLevel: vars.LOG_LEVEL,
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
     metricsToken: vars.METRICS_TOKEN,
   });
+}
+
+/** Validated already (validateEnvironment); an unparsable value never gets here. */
+function allowHostsOf(raw: string): OutboundAllowedHost[] {
+  const entries = parseOutboundAllowHosts(raw);
+  return typeof entries === 'string' ? [] : entries;
 }

@@ -1,4 +1,4 @@
-import type { Role, TrustProxy } from './app-config';
+import type { OutboundAllowedHost, Role, TrustProxy } from './app-config';
 
 export interface S3Settings {
   bucket: string;
@@ -42,6 +42,8 @@ export interface AppConfigValues {
   defaultAutomationLimit: number;
   defaultDatabaseLimit: number;
   outboundDenyPrivate: boolean;
+  /** Hosts OUTBOUND_ALLOW_HOSTS lets reach loopback and private addresses despite the deny. */
+  outboundAllowHosts: readonly OutboundAllowedHost[];
   logLevel: string;
   shutdownGraceMs: number;
   /** Bearer token GET /actuator/prometheus requires; undefined: the route is public. */
@@ -81,6 +83,7 @@ export class AppConfig implements AppConfigValues {
   readonly defaultAutomationLimit!: number;
   readonly defaultDatabaseLimit!: number;
   readonly outboundDenyPrivate!: boolean;
+  readonly outboundAllowHosts!: readonly OutboundAllowedHost[];
   readonly logLevel!: string;
   readonly shutdownGraceMs!: number;
   readonly metricsToken?: string;

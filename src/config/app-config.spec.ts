@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import {
   DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   InvalidConfigurationError,
+  parseOutboundAllowHosts,
   validateEnvironment,
 } from './app-config';
 import { loadAppConfig, readOrCreateSecret } from './app-config.loader';
@@ -130,6 +131,44 @@ describe('validateEnvironment', () => {
     expect((thrown as Error).message).toContain(`${name}=${JSON.stringify(value)}`);
   });
 
+  it('reads OUTBOUND_ALLOW_HOSTS as host names and addresses, each optionally with a port', () => {
+    const vars = validateEnvironment({
+      OUTBOUND_DENY_PRIVATE: 'true',
+      OUTBOUND_ALLOW_HOSTS:
+        ' Evolution-API , evolution_api:8080, 10.0.0.5:8080, [0:0::1]:443, fd00::7 ',
+    });
+    expect(parseOutboundAllowHosts(vars.OUTBOUND_ALLOW_HOSTS)).toEqual([
+      { host: 'evolution-api' },
+      { host: 'evolution_api', port: 8080 },
+      { host: '10.0.0.5', port: 8080 },
+      { host: '::1', port: 443 },
+      { host: 'fd00::7' },
+    ]);
+  });
+
+  it.each([
+    ['http://evolution-api:8080', 'host or host:port'],
+    ['evolution-api/path', 'host or host:port'],
+    ['evolution-api:0', 'port outside'],
+    ['evolution-api:70000', 'port outside'],
+    ['gw,,other', 'host or host:port'],
+    ['[evolution-api]:80', 'host or host:port'],
+    ['10.0.0', 'IPv4'],
+    ['bad..name', 'host name'],
+    ['169.254.169.254', 'never called'],
+    ['[fe80::1]:80', 'never called'],
+  ])('refuses OUTBOUND_ALLOW_HOSTS=%j at start, saying why', (value, why) => {
+    expect(() =>
+      validateEnvironment({ OUTBOUND_DENY_PRIVATE: 'true', OUTBOUND_ALLOW_HOSTS: value }),
+    ).toThrow(new RegExp(`OUTBOUND_ALLOW_HOSTS=.*${why}`));
+  });
+
+  it('refuses OUTBOUND_ALLOW_HOSTS without OUTBOUND_DENY_PRIVATE, where it would do nothing', () => {
+    expect(() => validateEnvironment({ OUTBOUND_ALLOW_HOSTS: 'evolution-api' })).toThrow(
+      /OUTBOUND_ALLOW_HOSTS="evolution-api": only takes effect with OUTBOUND_DENY_PRIVATE=true/,
+    );
+  });
+
   it('names every bad variable at once', () => {
     expect(() => validateEnvironment({ PORT: 'abc', ROLE: 'boss', LOG_LEVEL: 'loud' })).toThrow(
       /PORT="abc"[\s\S]*ROLE="boss"[\s\S]*LOG_LEVEL="loud"/,
@@ -170,6 +209,7 @@ describe('loadAppConfig', () => {
       defaultAutomationLimit: 10,
       defaultDatabaseLimit: 20,
       outboundDenyPrivate: false,
+      outboundAllowHosts: [],
       logLevel: 'info',
       redisKeyPrefix: 'campaign-service:',
       dispatchLeaseSeconds: 120,

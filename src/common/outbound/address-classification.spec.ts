@@ -1,5 +1,6 @@
 import {
   AddressClass,
+  canonicalAddress,
   classifyAddress,
   isAddressClassAllowed,
   parseIPv6,
@@ -135,4 +136,15 @@ describe('isAddressClassAllowed', () => {
       expect(isAddressClassAllowed(cls, true)).toBe(denying);
     },
   );
+});
+
+describe('canonicalAddress', () => {
+  it.each([
+    ['10.0.0.5', '10.0.0.5'],
+    ['0:0:0:0:0:0:0:1', '::1'],
+    ['FD00:0::7', 'fd00::7'],
+    ['fe80::1%eth0', 'fe80::1%eth0'],
+  ])('writes %s as %s', (ip, canonical) => {
+    expect(canonicalAddress(ip)).toBe(canonical);
+  });
 });

@@ -4,8 +4,9 @@ import { isIPv4, isIPv6 } from 'node:net';
  * What an IP address is, as far as calling it from the service is concerned.
  * - metadata, link_local, reserved: never called (cloud credentials live behind these;
  *   multicast and reserved space cannot answer HTTP anyway).
- * - loopback, private, unspecified: called only when OUTBOUND_DENY_PRIVATE is false
- *   (a gateway on the same machine or network is a normal installation).
+ * - loopback, private, unspecified: called only when OUTBOUND_DENY_PRIVATE is false or
+ *   OUTBOUND_ALLOW_HOSTS lists them (a gateway on the same machine or network is a normal
+ *   installation).
  */
 export type AddressClass =
   'public' | 'private' | 'loopback' | 'unspecified' | 'link_local' | 'metadata' | 'reserved';
@@ -170,4 +171,16 @@ export function isAddressClassAllowed(addressClass: AddressClass, denyPrivate: b
     return false;
   }
   return !(denyPrivate && REFUSED_WHEN_DENYING_PRIVATE.has(addressClass));
+}
+
+/**
+ * An IP address as WHATWG URLs write it (IPv6 compressed, lower case), to compare addresses;
+ * one URLs cannot hold (an IPv6 address with a zone) stays as it is.
+ */
+export function canonicalAddress(ip: string): string {
+  try {
+    return new URL(`http://${isIPv6(ip) ? `[${ip}]` : ip}`).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return ip;
+  }
 }

@@ -199,7 +199,7 @@ function exchange(
       signal.removeEventListener('abort', onAbort);
       if (error) {
         outgoing.destroy();
-        reject(connected ? error.afterRequestWritten() : error);
+        reject(connected ? error.afterRequestWritten() : unconnected(target, error));
       } else {
         resolve(response as OutboundResponse);
       }
@@ -266,13 +266,18 @@ function isIPLiteral(hostname: string): boolean {
   return /^[\d.]+$/.test(hostname) || hostname.includes(':');
 }
 
+/**
+ * Every failure to get an answer out of a connection reads the same, whatever the cause
+ * (refused, reset, not HTTP at all): a tenant sees whether the gateway answered, not which
+ * ports of a host are open. The cause (its errno code) stays on the error for our own logs.
+ */
 function networkError(target: CheckedTarget, error: Error): OutboundError {
-  const code = (error as NodeJS.ErrnoException).code;
-  return new OutboundError(
-    'network',
-    `Falha de rede ao chamar ${target.url.host}: ${code ?? error.message}`,
-    {
-      cause: error,
-    },
-  );
+  return new OutboundError('network', `Não foi possível conectar ao destino ${target.url.host}`, {
+    cause: error,
+  });
+}
+
+/** A budget that ran out before the connection opened reads like a refused connection. */
+function unconnected(target: CheckedTarget, error: OutboundError): OutboundError {
+  return error.kind === 'timeout' ? networkError(target, error) : error;
 }

@@ -1,3 +1,4 @@
+import type { OutboundAllowedHost } from '../../config/app-config';
 import type { AppConfig } from '../../config/app-config.service';
 import {
   assertAddressesAllowed,
@@ -6,8 +7,14 @@ import {
 } from './outbound-target.guard';
 import { OutboundError, OutboundTargetRefusedError } from './outbound.errors';
 
-function guard(outboundDenyPrivate: boolean): OutboundTargetGuard {
-  return new OutboundTargetGuard({ outboundDenyPrivate } as AppConfig);
+function guard(
+  outboundDenyPrivate: boolean,
+  outboundAllowHosts: OutboundAllowedHost[] = [],
+): OutboundTargetGuard {
+  return new OutboundTargetGuard({
+    outboundDenyPrivate,
+    outboundAllowHosts,
+  } as Partial<AppConfig> as AppConfig);
 }
 
 async function kindOf(work: Promise<unknown>): Promise<string> {
@@ -118,9 +125,43 @@ describe('OutboundTargetGuard', () => {
     expect(await kindOf(guard(false).check('http://gateway.invalid/'))).toBe('unresolvable');
   });
 
-  it('names the host and the refused address in the error', async () => {
-    await expect(guard(true).check('http://localhost:1/')).rejects.toThrow(
-      /localhost.*127\.0\.0\.1|localhost.*::1/,
+  it('names the host, never the address its name resolved to', async () => {
+    const error = await guard(true)
+      .check('http://localhost:1/')
+      .catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(OutboundTargetRefusedError);
+    expect((error as Error).message).toContain('localhost');
+    expect((error as Error).message).not.toMatch(/127\.0\.0\.1|::1/);
+  });
+});
+
+describe('OutboundTargetGuard with OUTBOUND_ALLOW_HOSTS', () => {
+  it('opens a listed name on any port, and only that name', async () => {
+    const listing = guard(true, [{ host: 'localhost' }]);
+    expect(await kindOf(listing.check('http://localhost:8080/'))).toBe('allowed');
+    expect(await kindOf(listing.check('http://LOCALHOST:9/'))).toBe('allowed');
+    expect(await kindOf(listing.check('http://127.0.0.1:8080/'))).toBe('target_refused');
+  });
+
+  it('opens a listed address on its port only, reached by literal or by name', async () => {
+    const listing = guard(true, [{ host: '127.0.0.1', port: 8080 }]);
+    expect(await kindOf(listing.check('http://127.0.0.1:8080/'))).toBe('allowed');
+    expect(await kindOf(listing.check('http://127.0.0.1:8081/'))).toBe('target_refused');
+    expect(await kindOf(listing.check('http://127.0.0.1/'))).toBe('target_refused');
+    expect(await kindOf(listing.check('http://127.0.0.2:8080/'))).toBe('target_refused');
+  });
+
+  it('matches the default port of the scheme and IPv6 in any spelling', async () => {
+    expect(await kindOf(guard(true, [{ host: '::1', port: 443 }]).check('https://[0::1]/'))).toBe(
+      'allowed',
     );
+    expect(
+      await kindOf(guard(true, [{ host: '10.0.0.5', port: 80 }]).check('http://10.0.0.5')),
+    ).toBe('allowed');
+  });
+
+  it('never opens link-local or metadata addresses', async () => {
+    const listing = guard(true, [{ host: '169.254.169.254' }]);
+    expect(await kindOf(listing.check('http://169.254.169.254/'))).toBe('target_refused');
   });
 });

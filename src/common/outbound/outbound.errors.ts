@@ -3,8 +3,9 @@
  * - invalid_url: not an absolute http(s) URL (or it carries credentials).
  * - target_refused: the host is, or resolves to, an address the service never calls.
  * - unresolvable: the host name does not resolve.
- * - timeout: no complete response within the request's time budget.
- * - network: the connection failed or broke (refused, reset, TLS failure).
+ * - timeout: the connection opened but no complete response came within the time budget.
+ * - network: the connection failed or broke (refused, reset, TLS failure, not HTTP, or the
+ *   budget ran out before it opened); one message for all, so open and closed ports look alike.
  * - response_too_large: the response body went past the request's limit.
  * - aborted: the caller cancelled the request.
  */
@@ -17,7 +18,10 @@ export type OutboundErrorKind =
   | 'response_too_large'
   | 'aborted';
 
-/** Messages name the host only: URLs may carry tokens in their path or query. */
+/**
+ * Messages name the host only: URLs may carry tokens in their path or query. They reach
+ * tenants, so they never carry what the target or the DNS answered.
+ */
 export class OutboundError extends Error {
   /**
    * Whether the request may have reached the server: the connection was open when the
@@ -52,14 +56,12 @@ export class OutboundError extends Error {
 }
 
 export class OutboundTargetRefusedError extends OutboundError {
+  /** `address` stays off the message: shown to a tenant, it would map internal DNS names. */
   constructor(
     readonly host: string,
     readonly address: string,
   ) {
-    super(
-      'target_refused',
-      `Destino não permitido: ${host} aponta para um endereço bloqueado (${address})`,
-    );
+    super('target_refused', `Destino não permitido: ${host} aponta para um endereço bloqueado`);
     this.name = 'OutboundTargetRefusedError';
   }
 }

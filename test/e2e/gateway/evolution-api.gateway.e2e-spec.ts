@@ -321,7 +321,7 @@ describe('EvolutionApiGateway against the fake Evolution API', () => {
         }),
       );
       expect(error.kind).toBe('transient');
-      expect(error.message).toContain('ECONNREFUSED');
+      expect(error.message).toContain('Não foi possível conectar ao destino 127.0.0.1');
     });
   });
 

@@ -44,7 +44,12 @@ class ScriptedServer {
 }
 
 function client(outboundDenyPrivate = false): OutboundHttpClient {
-  return new OutboundHttpClient(new OutboundTargetGuard({ outboundDenyPrivate } as AppConfig));
+  return new OutboundHttpClient(
+    new OutboundTargetGuard({
+      outboundDenyPrivate,
+      outboundAllowHosts: [],
+    } as Partial<AppConfig> as AppConfig),
+  );
 }
 
 async function kindOf(work: Promise<unknown>): Promise<OutboundErrorKind> {

@@ -148,7 +148,7 @@ describe('webhook delivery across a kill -9', () => {
       ...Array(11).fill(['DELIVERED', 1]),
     ]);
     expect(await attempts(company, after[0].id)).toEqual([
-      [1, 500, 'o destino respondeu HTTP 500: recusado (500)'],
+      [1, 500, 'o destino respondeu HTTP 500'],
       [2, 204, null],
     ]);
   });

@@ -235,6 +235,37 @@ describe('gatewayErrorFromResponse', () => {
     ).toContain('URL');
   });
 
+  it.each<[string, number, unknown]>([
+    ['an envelope', 400, envelope(400, ['Owned media must be a url or base64'])],
+    ['an envelope', 503, envelope(503, ['Owned media must be a url or base64'])],
+    [
+      'the unwrapped schema answer',
+      400,
+      { status: 400, error: 'Bad Request', message: [['Owned media must be a url or base64']] },
+    ],
+  ])("shows the gateway's own message from %s (HTTP %s)", (_label, status, body) => {
+    const error = gatewayErrorFromResponse(status, body, JSON.stringify(body), 'acme');
+    expect(error.message).toContain('Owned media must be a url or base64');
+  });
+
+  const SECRET = 'SECRET-INTERNAL-DATA: db_password=hunter2';
+  it.each<[string, number, unknown, string]>([
+    ['plain text', 400, undefined, SECRET],
+    ['plain text', 403, undefined, SECRET],
+    ['plain text', 409, undefined, SECRET],
+    ['plain text', 429, undefined, SECRET],
+    ['plain text', 500, undefined, SECRET],
+    ['plain text', 502, undefined, SECRET],
+    ['a top-level message', 503, { message: SECRET }, ''],
+    ['an envelope whose status differs', 500, { ...(envelope(400, SECRET) as object) }, ''],
+    ['a response without error', 400, { status: 400, response: { message: SECRET } }, ''],
+  ])('never shows the text of %s that is not the gateway (HTTP %s)', (_l, status, body, text) => {
+    const raw = text || JSON.stringify(body);
+    const error = gatewayErrorFromResponse(status, body, raw, 'acme');
+    expect(error.message).not.toContain('db_password');
+    expect(error.message).toContain(String(status));
+  });
+
   it('keeps the detail of a rejection short and on one line', () => {
     const error = gatewayErrorFromResponse(400, envelope(400, ['a\n'.repeat(500)]), '', 'acme');
     expect(error.message).not.toContain('\n');
@@ -273,9 +304,10 @@ describe('gatewayErrorFromOutbound', () => {
     expect(gatewayErrorFromOutbound(error).retryable).toBe(false);
   });
 
-  it('carries the refused address in the message', () => {
+  it('names the refused host, not the internal address its name resolved to', () => {
     const error = gatewayErrorFromOutbound(new OutboundTargetRefusedError('gw.local', '10.0.0.1'));
-    expect(error.message).toContain('10.0.0.1');
+    expect(error.message).toContain('gw.local');
+    expect(error.message).not.toContain('10.0.0.1');
   });
 });
 

@@ -18,12 +18,33 @@ export function envelopeMessage(body: unknown): unknown {
   return message;
 }
 
-function detailOf(body: unknown, text: string): string {
+/**
+ * Whether the body is one of the gateway's own error answers: the envelope, or the schema
+ * validation's `{status, error, message}` without the wrapper. Anything else may come from
+ * whatever a tenant pointed the configuration at (a proxy, or a service on the internal
+ * network), so its text is never shown.
+ */
+function isOwnErrorAnswer(status: number, body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) {
+    return false;
+  }
+  const { status: inBody, error } = body as { status?: unknown; error?: unknown };
+  return inBody === status && typeof error === 'string' && envelopeMessage(body) !== undefined;
+}
+
+/** The gateway's own message, shortened to one line; '' for any other answer. */
+function detailOf(status: number, body: unknown): string {
+  if (!isOwnErrorAnswer(status, body)) {
+    return '';
+  }
   const message = envelopeMessage(body);
-  const raw =
-    message === undefined ? text : typeof message === 'string' ? message : JSON.stringify(message);
+  const raw = typeof message === 'string' ? message : JSON.stringify(message);
   const oneLine = raw.replace(/\s+/g, ' ').trim();
   return oneLine.length > DETAIL_MAX_CHARS ? `${oneLine.slice(0, DETAIL_MAX_CHARS)}…` : oneLine;
+}
+
+function withDetail(text: string, detail: string): string {
+  return detail === '' ? text : `${text}: ${detail}`;
 }
 
 function refusedNumber(message: unknown): { number?: unknown; jid?: unknown } | undefined {
@@ -167,7 +188,7 @@ export function gatewayErrorFromResponse(
   text: string,
   instance: string,
 ): GatewayError {
-  const detail = detailOf(body, text);
+  const detail = detailOf(status, body);
   const unusable = unusableInstance(status, body, text, instance);
   if (unusable) {
     return unusable;
@@ -175,7 +196,7 @@ export function gatewayErrorFromResponse(
   if (status === 500 && mentions(body, text, MEDIA_FETCH_FAILURES)) {
     return new GatewayError(
       'media_unreachable',
-      `O gateway não conseguiu baixar a mídia da mensagem: ${detail}`,
+      withDetail('O gateway não conseguiu baixar a mídia da mensagem', detail),
       status,
     );
   }
@@ -206,11 +227,15 @@ export function gatewayErrorFromResponse(
     return serverError(status, body, detail);
   }
   if (status === 429) {
-    return new GatewayError('transient', `Gateway sobrecarregado (HTTP 429): ${detail}`, status);
+    return new GatewayError(
+      'transient',
+      withDetail('Gateway sobrecarregado (HTTP 429)', detail),
+      status,
+    );
   }
   return new GatewayError(
     'rejected',
-    `O gateway recusou a requisição (HTTP ${status}): ${detail}`,
+    withDetail(`O gateway recusou a requisição (HTTP ${status})`, detail),
     status,
   );
 }
@@ -222,11 +247,15 @@ function badRequestError(body: unknown, text: string, detail: string): GatewayEr
     return new GatewayError('refused_number', refusedNumberMessage(refused), 400);
   }
   if (isSchemaViolation(message) || mentions(body, text, VALIDATION_MESSAGES)) {
-    return new GatewayError('rejected', `O gateway recusou a mensagem (HTTP 400): ${detail}`, 400);
+    return new GatewayError(
+      'rejected',
+      withDetail('O gateway recusou a mensagem (HTTP 400)', detail),
+      400,
+    );
   }
   return new GatewayError(
     'uncertain',
-    `O gateway respondeu HTTP 400 depois de tentar enviar: ${detail}`,
+    withDetail('O gateway respondeu HTTP 400 depois de tentar enviar', detail),
     400,
   );
 }
@@ -242,13 +271,13 @@ function serverError(status: number, body: unknown, detail: string): GatewayErro
   if (status !== 502 && status !== 504 && isGatewayEnvelope(status, body)) {
     return new GatewayError(
       'transient',
-      `Gateway indisponível no momento (HTTP ${status}): ${detail}`,
+      withDetail(`Gateway indisponível no momento (HTTP ${status})`, detail),
       status,
     );
   }
   return new GatewayError(
     'uncertain',
-    `Resposta HTTP ${status} sem a assinatura do gateway (um proxy?): ${detail}`,
+    withDetail(`Resposta HTTP ${status} sem a assinatura do gateway (um proxy?)`, detail),
     status,
   );
 }

@@ -38,9 +38,12 @@ function settled(action: 'deliver' | 'retry' | 'fail'): Exclude<DeliveryStatus, 
   >;
 }
 
-/** What one POST to the receiver came to. */
+/**
+ * What one POST to the receiver came to. The answer's body is not kept: the URL is the
+ * tenant's to choose, and it may name a service on our internal network.
+ */
 export type AttemptResult =
-  | { kind: 'response'; statusCode: number; body: string }
+  | { kind: 'response'; statusCode: number }
   /** No response: network failure, timeout, refused target, unreadable secret… */
   | { kind: 'error'; message: string }
   /** Cancelled because this instance is shutting down; the receiver may or may not have it. */
@@ -54,7 +57,6 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-const SNIPPET_CHARS = 200;
 export const INTERRUPTED_BY_SHUTDOWN = 'tentativa interrompida: o serviço foi desligado';
 export const INTERRUPTED_BY_CRASH =
   'tentativa interrompida: o worker parou antes de receber a resposta';
@@ -83,7 +85,7 @@ export function outcomeOf(
     return { status: settled('deliver'), nextAttemptAt: null, statusCode, error: null };
   }
   const error =
-    result.kind === 'response' ? describeResponse(result.statusCode, result.body) : result.message;
+    result.kind === 'response' ? `o destino respondeu HTTP ${result.statusCode}` : result.message;
   const delay = retryScheduleMs[attempt - 1];
   if (delay === undefined) {
     return { status: settled('fail'), nextAttemptAt: null, statusCode, error };
@@ -94,11 +96,4 @@ export function outcomeOf(
     statusCode,
     error,
   };
-}
-
-function describeResponse(statusCode: number, body: string): string {
-  const snippet = body.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_CHARS);
-  return snippet
-    ? `o destino respondeu HTTP ${statusCode}: ${snippet}`
-    : `o destino respondeu HTTP ${statusCode}`;
 }

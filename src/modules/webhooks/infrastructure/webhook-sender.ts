@@ -9,9 +9,8 @@ import { signatureHeader } from '../domain/webhook-signature';
 import type { ClaimedDelivery } from '../application/ports/webhook-deliveries.repository';
 import { WebhookSender } from '../application/ports/webhook-sender';
 
-/** The receiver's answer is only kept (cut short) for the log; one larger than this fails the attempt. */
+/** Only the receiver's status is kept; an answer larger than this fails the attempt. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
-const KEPT_RESPONSE_CHARS = 1000;
 const UNREADABLE_SECRET =
   'não foi possível abrir o segredo do webhook (ENCRYPTION_KEY diferente da que o criou?); gere um novo com rotate-secret';
 
@@ -63,14 +62,7 @@ export class HttpWebhookSender implements WebhookSender {
         maxResponseBytes: MAX_RESPONSE_BYTES,
         signal,
       });
-      return {
-        kind: 'response',
-        statusCode: response.status,
-        body: response.body
-          .subarray(0, KEPT_RESPONSE_CHARS * 4)
-          .toString('utf8')
-          .slice(0, KEPT_RESPONSE_CHARS),
-      };
+      return { kind: 'response', statusCode: response.status };
     } catch (error) {
       if (error instanceof OutboundError) {
         return error.kind === 'aborted'
