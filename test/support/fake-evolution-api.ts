@@ -12,7 +12,8 @@ import { isBase64, isURL } from 'class-validator';
 
 /**
  * A real HTTP server on 127.0.0.1 speaking the Evolution API v2 subset the service uses:
- * sends, connection state, contacts, chats, groups and the message store (findMessages).
+ * sends, connection state, contacts, chats, groups, the message store (findMessages), the
+ * instance's webhook and the events it posts, whatsappNumbers and fetchInstances.
  * It behaves as Evolution API v2.3.6 (EvolutionAPI/evolution-api, commit 3454bec) does:
  * guards in its order (unknown instance → 404 even with a wrong key, then apikey → 401), the
  * request validation of `src/validate/message.schema.ts` and of the send controller
@@ -741,6 +742,11 @@ export class FakeEvolutionApi {
         body,
       });
     }
+    // Refused whatever the state, though a broken instance may fail before it gets there.
+    const tooManyChoices = pollChoicesError(endpoint, body);
+    if (tooManyChoices) {
+      this.refusals.push({ endpoint, message: JSON.stringify(tooManyChoices.body), body });
+    }
     const unsent = this.mediaFetchFailure(endpoint, body) ?? notSent(instance, endpoint, body);
     if (unsent) {
       return unsent;
@@ -750,9 +756,7 @@ export class FakeEvolutionApi {
       return envelope(400, [{ jid: jidOf(number), exists: false, number }]);
     }
     instance.cachedNumbers.add(digitsOf(number));
-    const tooManyChoices = pollChoicesError(endpoint, body);
     if (tooManyChoices) {
-      this.refusals.push({ endpoint, message: JSON.stringify(tooManyChoices.body), body });
       return tooManyChoices;
     }
     const step = this.numberScripts.get(digitsOf(number))?.shift();
