@@ -12,6 +12,7 @@ import {
   GatewayErrorKind,
   GatewayTarget,
   MessagingGateway,
+  OutgoingMessage,
 } from '../../../src/modules/gateway/domain/messaging-gateway';
 import { EvolutionApiGateway } from '../../../src/modules/gateway/infrastructure/evolution-api.gateway';
 import {
@@ -514,16 +515,32 @@ describe('EvolutionApiGateway against the fake Evolution API', () => {
       expect(error.instanceCondition).toBe('not_paired');
     });
 
-    it.each<[string, FakeMediaFetchFailure, string]>([
-      ['https://cdn.example.com/a.png', 'EAI_AGAIN', 'getaddrinfo EAI_AGAIN cdn.example.com'],
-      ['http://127.0.0.1:9/a.png', 'ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9'],
+    it.each<[string, FakeMediaFetchFailure, OutgoingMessage, string]>([
+      [
+        'an image',
+        'EAI_AGAIN',
+        { kind: 'media', mediaType: 'image', media: 'https://cdn.example.com/a.png' },
+        'getaddrinfo EAI_AGAIN cdn.example.com',
+      ],
+      [
+        'an image',
+        'ECONNREFUSED',
+        { kind: 'media', mediaType: 'image', media: 'http://127.0.0.1:9/a.png' },
+        'connect ECONNREFUSED 127.0.0.1:9',
+      ],
+      // Not recorded: the audio is fetched outside the service's try, so its message is plain.
+      [
+        'an audio',
+        'EAI_AGAIN',
+        { kind: 'audio', audio: 'https://cdn.example.com/a.ogg' },
+        'getaddrinfo EAI_AGAIN cdn.example.com',
+      ],
     ])(
-      'reads an image at %s the gateway cannot fetch as media_unreachable',
-      async (url, failure, cause) => {
+      'reads %s the gateway cannot fetch (%s) as media_unreachable',
+      async (_what, failure, message, cause) => {
+        const url = message.kind === 'audio' ? message.audio : (message as { media: string }).media;
         fake.unreachableMedia(new URL(url).host, failure);
-        const error = await failureOf(
-          gateway.send(target, NUMBER, { kind: 'media', mediaType: 'image', media: url }),
-        );
+        const error = await failureOf(gateway.send(target, NUMBER, message));
         expect(error).toMatchObject({ kind: 'media_unreachable', httpStatus: 500 });
         expect(error.message).toContain(cause);
         expect(fake.sent).toHaveLength(0);
