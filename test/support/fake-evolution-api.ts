@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   createServer,
   IncomingHttpHeaders,
@@ -12,17 +12,33 @@ import { isBase64, isURL } from 'class-validator';
 
 /**
  * A real HTTP server on 127.0.0.1 speaking the Evolution API v2 subset the service uses:
- * sends, connection state, contacts, chats, groups and the message store (findMessages).
+ * sends, connection state, contacts, chats, groups, the message store (findMessages), the
+ * instance's webhook and the events it posts, whatsappNumbers and fetchInstances.
  * It behaves as Evolution API v2.3.6 (EvolutionAPI/evolution-api, commit 3454bec) does:
  * guards in its order (unknown instance → 404 even with a wrong key, then apikey → 401), the
  * request validation of `src/validate/message.schema.ts` and of the send controller
  * (`isURL` / `isBase64` from class-validator with their default options, the file name a
- * base64 document needs, "Text is required"), "Connection Closed" from a closed instance, and
- * the message store `POST /chat/findMessages` reads. Every request, every accepted send and
- * every request the real gateway would refuse (`refusals`) is recorded.
+ * base64 document needs, "Text is required"), and the message store `POST /chat/findMessages`
+ * reads. An instance that cannot send answers as the real gateway was recorded answering in
+ * each of its states (test/fixtures/evolution-2.3.6-observed.json, replayed against this fake
+ * by test/e2e/gateway/evolution-recording.e2e-spec.ts), for numbers in the gateway's
+ * is-on-WhatsApp cache (any number a send reached before, or `cacheNumber`) and for the others.
+ * Every request, every accepted send and every request the real gateway would refuse
+ * (`refusals`) is recorded.
  */
 
-export type FakeInstanceState = 'open' | 'connecting' | 'close';
+/**
+ * What `connectionState` answers, and how sends fail when it is not `open`:
+ * - `close`: paired once, then disconnected ("Connection Closed");
+ * - `connecting`: a socket being opened (answers as `close`);
+ * - `no-socket`: created but never connected, so the gateway has no socket to reach
+ *   (`TypeError … of undefined`); connectionState says `close`;
+ * - `never-paired`: a socket that reconnects in a loop and was never paired (its QR code never
+ *   read): `(reading 'id')` for cached numbers, "Connection Closed" otherwise; connectionState
+ *   says `close` (the real one says `connecting` about one time in three), and
+ *   `playReconnectStorm` plays its stream of events.
+ */
+export type FakeInstanceState = 'open' | 'connecting' | 'close' | 'no-socket' | 'never-paired';
 export type FakeSendEndpoint = 'sendText' | 'sendMedia' | 'sendWhatsAppAudio' | 'sendPoll';
 export type FakeFailureScope = 'send' | 'read' | 'any';
 
@@ -98,9 +114,32 @@ export interface FakeWebhook {
   base64: boolean;
 }
 
+/** Why the gateway cannot fetch a media URL (axios' error code). */
+export type FakeMediaFetchFailure = 'EAI_AGAIN' | 'ECONNREFUSED';
+
+/** What the receiver answered the events of a storm, by HTTP status (0: no answer). */
+export interface FakeStormResult {
+  posted: number;
+  statuses: Record<number, number>;
+}
+
+/** The gateway's `Webhook` row beyond what was set: its id, timestamps. */
+interface WebhookRow {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 interface FakeInstance {
+  /** The instance's own token: the gateway accepts it as `apikey` for this instance. */
   apiKey: string;
+  /** The gateway's `Instance.id`. */
+  id: string;
+  createdAt: Date;
   webhook: FakeWebhook | null;
+  webhookRow: WebhookRow | null;
+  /** Digits of the numbers in the gateway's is-on-WhatsApp cache: sends skip the lookup. */
+  cachedNumbers: Set<string>;
   /** null: in the gateway's DB but not loaded in memory (connectionState has no `state`). */
   state: FakeInstanceState | null;
   contacts: Record<string, unknown>[];
@@ -124,7 +163,59 @@ const SEND_ENDPOINTS: readonly FakeSendEndpoint[] = [
   'sendWhatsAppAudio',
   'sendPoll',
 ];
-const MEDIA_TYPES = ['image', 'video', 'document', 'audio'];
+const MEDIA_TYPES = ['image', 'document', 'video', 'audio'];
+/** `EventController.events`: the names `webhook/set` takes; enabled with none means all. */
+const WEBHOOK_EVENTS = [
+  'APPLICATION_STARTUP',
+  'QRCODE_UPDATED',
+  'MESSAGES_SET',
+  'MESSAGES_UPSERT',
+  'MESSAGES_EDITED',
+  'MESSAGES_UPDATE',
+  'MESSAGES_DELETE',
+  'SEND_MESSAGE',
+  'SEND_MESSAGE_UPDATE',
+  'CONTACTS_SET',
+  'CONTACTS_UPSERT',
+  'CONTACTS_UPDATE',
+  'PRESENCE_UPDATE',
+  'CHATS_SET',
+  'CHATS_UPSERT',
+  'CHATS_UPDATE',
+  'CHATS_DELETE',
+  'GROUPS_UPSERT',
+  'GROUP_UPDATE',
+  'GROUP_PARTICIPANTS_UPDATE',
+  'CONNECTION_UPDATE',
+  'LABELS_EDIT',
+  'LABELS_ASSOCIATION',
+  'CALL',
+  'TYPEBOT_START',
+  'TYPEBOT_CHANGE_STATUS',
+  'REMOVE_INSTANCE',
+  'LOGOUT_INSTANCE',
+  'INSTANCE_CREATE',
+  'INSTANCE_DELETE',
+  'STATUS_INSTANCE',
+];
+/** The send controller's method a not-loaded instance lacks (`waInstances[name]` undefined). */
+const CONTROLLER_METHODS: Record<FakeSendEndpoint, string> = {
+  sendText: 'textMessage',
+  sendMedia: 'mediaMessage',
+  sendWhatsAppAudio: 'audioWhatsapp',
+  sendPoll: 'pollMessage',
+};
+/** whatsappNumbers' answer when WhatsApp must be asked and the socket is closed (recorded). */
+const CLOSED_BOOM = {
+  data: null,
+  isBoom: true,
+  isServer: false,
+  output: {
+    statusCode: 428,
+    payload: { statusCode: 428, error: 'Precondition Required', message: 'Connection Closed' },
+    headers: {},
+  },
+};
 
 /** Not an HTTP status: the connection is closed without an answer. */
 const DROP = -1;
@@ -136,8 +227,19 @@ function envelope(status: number, message: unknown): Reply {
   };
 }
 
+/** The router's JSON-schema refusal: one array of messages inside the message array. */
 function schemaError(text: string): Reply {
   return envelope(400, [[text]]);
+}
+
+/** What reaching for a socket or session that is not there throws. */
+function undefinedRead(property: string): string {
+  return `Cannot read properties of undefined (reading '${property}')`;
+}
+
+/** No socket object at all: not loaded, or created and never connected. */
+function hasNoSocket(state: FakeInstanceState | null): boolean {
+  return state === null || state === 'no-socket';
 }
 
 /** Digits of a number or of a JID's user part, as the gateway's createJid reads them. */
@@ -163,6 +265,8 @@ export class FakeEvolutionApi {
   private baseUrl?: string;
   private readonly instances = new Map<string, FakeInstance>();
   private readonly refusedNumbers = new Set<string>();
+  /** Hosts (`host` or `host:port`) whose media the gateway cannot fetch, and why. */
+  private readonly unreachableMediaHosts = new Map<string, FakeMediaFetchFailure>();
   private failures: { remaining: number; status: number; scope: FakeFailureScope } = {
     remaining: 0,
     status: 500,
@@ -171,6 +275,7 @@ export class FakeEvolutionApi {
   private responseDelayMs = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
   private waiters: Waiter[] = [];
+  private stopped = false;
 
   /** `globalApiKey`: the server-wide key (AUTHENTICATION_API_KEY) that opens every instance. */
   constructor(private readonly options: { globalApiKey?: string } = {}) {}
@@ -182,6 +287,7 @@ export class FakeEvolutionApi {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     this.server = server;
+    this.stopped = false;
     this.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
@@ -194,6 +300,7 @@ export class FakeEvolutionApi {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const timer of this.timers) {
       clearTimeout(timer);
     }
@@ -209,8 +316,12 @@ export class FakeEvolutionApi {
   addInstance(name: string, options: { apiKey: string; state?: FakeInstanceState | null }): void {
     this.instances.set(name, {
       apiKey: options.apiKey,
+      id: randomUUID(),
+      createdAt: new Date(),
       state: options.state === undefined ? 'open' : options.state,
       webhook: null,
+      webhookRow: null,
+      cachedNumbers: new Set(),
       contacts: [],
       chats: [],
       groups: [],
@@ -224,6 +335,22 @@ export class FakeEvolutionApi {
   /** null: known to the gateway but not loaded (state missing; sends fail with a 500). */
   setState(name: string, state: FakeInstanceState | null): void {
     this.instance(name).state = state;
+  }
+
+  /**
+   * Puts a number in the instance's is-on-WhatsApp cache, as a number the instance reached
+   * before: its sends skip the lookup, so a broken instance answers them differently.
+   */
+  cacheNumber(name: string, number: string): void {
+    this.instance(name).cachedNumbers.add(digitsOf(number));
+  }
+
+  /**
+   * The gateway cannot fetch media from this host (`example.com`, or `127.0.0.1:9` for one
+   * port): an image or audio URL there answers the recorded 500 before anything else.
+   */
+  unreachableMedia(host: string, failure: FakeMediaFetchFailure = 'EAI_AGAIN'): void {
+    this.unreachableMediaHosts.set(host, failure);
   }
 
   /** Sends to these digits answer 400 with `exists:false`, like a number not on WhatsApp. */
@@ -246,7 +373,7 @@ export class FakeEvolutionApi {
 
   /** Another system's webhook on the instance, as if set by someone else. */
   setWebhook(name: string, webhook: FakeWebhook | null): void {
-    this.instance(name).webhook = webhook;
+    storeWebhook(this.instance(name), webhook);
   }
 
   /**
@@ -262,22 +389,81 @@ export class FakeEvolutionApi {
     options: { apikey?: string | null; dateTime?: Date } = {},
   ): Promise<number | null> {
     const webhook = this.instance(name).webhook;
-    const upper = event.toUpperCase().replace(/\./g, '_');
-    if (!webhook?.enabled || !webhook.events.includes(upper)) {
+    if (!webhook || !subscribes(webhook, event)) {
       return null;
     }
-    const response = await fetch(webhook.url, {
+    return this.deliver(webhook, {
+      event,
+      instance: name,
+      data,
+      date_time: (options.dateTime ?? new Date()).toISOString(),
+      sender: '5511999990000@s.whatsapp.net',
+      apikey: options.apikey === undefined ? null : options.apikey,
+    });
+  }
+
+  /**
+   * Plays the reconnect loop of a socket that can never pair: `perSecond` `connection.update`
+   * "connecting" events a second for `seconds` (recorded: about 70 a second, 4,541 in 65 s),
+   * each posted without waiting for the others, as recorded: `data {instance, state:
+   * "connecting", statusReason: 200}`, no `sender` (never paired), the instance's own token as
+   * `apikey` unless `apikey` is given. Resolves once every post has an answer.
+   */
+  async playReconnectStorm(
+    name: string,
+    options: { perSecond: number; seconds: number; apikey?: string },
+  ): Promise<FakeStormResult> {
+    const instance = this.instance(name);
+    const total = Math.round(options.perSecond * options.seconds);
+    const webhook = instance.webhook;
+    if (!webhook || !subscribes(webhook, 'connection.update')) {
+      return { posted: 0, statuses: {} };
+    }
+    const posts: Array<Promise<number>> = [];
+    const startedAt = performance.now();
+    while (posts.length < total && !this.stopped) {
+      const due = Math.ceil(((performance.now() - startedAt) / 1000) * options.perSecond);
+      while (posts.length < Math.min(total, Math.max(due, 1))) {
+        posts.push(
+          this.deliver(webhook, {
+            event: 'connection.update',
+            instance: name,
+            data: { instance: name, state: 'connecting', statusReason: 200 },
+            date_time: new Date().toISOString(),
+            apikey: options.apikey ?? instance.apiKey,
+          }).catch(() => 0),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const statuses: Record<number, number> = {};
+    for (const status of await Promise.all(posts)) {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+    return { posted: posts.length, statuses };
+  }
+
+  /** One webhook POST; `byEvents` appends the event's name to the URL, as the gateway does. */
+  private async deliver(
+    webhook: FakeWebhook,
+    envelope: { event: string } & Record<string, unknown>,
+  ): Promise<number> {
+    const url = webhook.byEvents
+      ? `${webhook.url}/${envelope.event.replace(/\./g, '-')}`
+      : webhook.url;
+    const { event, instance, data, date_time, sender, apikey } = envelope;
+    const response = await fetch(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...webhook.headers },
       body: JSON.stringify({
         event,
-        instance: name,
+        instance,
         data,
         destination: webhook.url,
-        date_time: (options.dateTime ?? new Date()).toISOString(),
-        sender: '5511999990000@s.whatsapp.net',
+        date_time,
+        sender,
         server_url: this.url,
-        apikey: options.apikey === undefined ? null : options.apikey,
+        apikey,
       }),
     });
     await response.arrayBuffer();
@@ -350,8 +536,9 @@ export class FakeEvolutionApi {
   }
 
   /**
-   * Forgets recorded traffic and scripted behaviour (failures, delay, refused numbers).
-   * Instances, their states and their fixtures stay.
+   * Forgets recorded traffic, what it taught the gateway (cached numbers) and scripted
+   * behaviour (failures, delay, refused numbers, unreachable media). Instances, their states
+   * and their fixtures stay.
    */
   reset(): void {
     this.sent.length = 0;
@@ -361,6 +548,10 @@ export class FakeEvolutionApi {
     this.numberScripts.clear();
     this.storesMessages = true;
     this.refusedNumbers.clear();
+    this.unreachableMediaHosts.clear();
+    for (const instance of this.instances.values()) {
+      instance.cachedNumbers.clear();
+    }
     this.failures = { remaining: 0, status: 500, scope: 'send' };
     this.responseDelayMs = 0;
   }
@@ -423,14 +614,10 @@ export class FakeEvolutionApi {
   private route(request: FakeRequest, raw: string): Reply {
     const segments = request.path.split('/').filter(Boolean);
     if (request.method === 'GET' && segments.length === 0) {
-      return {
-        status: 200,
-        body: {
-          status: 200,
-          message: 'Welcome to the Evolution API, it is working!',
-          version: '2.3.7',
-        },
-      };
+      return { status: 200, body: WELCOME };
+    }
+    if (request.method === 'GET' && request.path === '/instance/fetchInstances') {
+      return this.fetchInstances(request);
     }
     const handler = this.handlerFor(request.method, segments);
     if (!handler) {
@@ -483,6 +670,12 @@ export class FakeEvolutionApi {
       };
     }
     switch (route) {
+      case 'POST chat/whatsappNumbers':
+        return {
+          scope: 'read',
+          handle: (_name, instance, request) =>
+            whatsappNumbers(instance, request.body, this.refusedNumbers),
+        };
       case 'GET instance/connectionState':
         return { scope: 'read', handle: (name, instance) => connectionState(name, instance) };
       case 'POST chat/findContacts':
@@ -493,7 +686,7 @@ export class FakeEvolutionApi {
       case 'POST webhook/set':
         return {
           scope: 'read',
-          handle: (name, instance, request) => setWebhook(name, instance, request.body),
+          handle: (_name, instance, request) => setWebhook(instance, request.body),
         };
       case 'GET webhook/find':
         return { scope: 'read', handle: (_name, instance) => findWebhook(instance) };
@@ -549,15 +742,22 @@ export class FakeEvolutionApi {
         body,
       });
     }
-    if (instance.state === null) {
-      return envelope(500, "Cannot read properties of undefined (reading 'textMessage')");
+    // Refused whatever the state, though a broken instance may fail before it gets there.
+    const tooManyChoices = pollChoicesError(endpoint, body);
+    if (tooManyChoices) {
+      this.refusals.push({ endpoint, message: JSON.stringify(tooManyChoices.body), body });
     }
-    if (instance.state !== 'open') {
-      return envelope(500, 'Connection Closed');
+    const unsent = this.mediaFetchFailure(endpoint, body) ?? notSent(instance, endpoint, body);
+    if (unsent) {
+      return unsent;
     }
     const number = body.number as string;
     if (!number.includes('@') && this.refusedNumbers.has(digitsOf(number))) {
       return envelope(400, [{ jid: jidOf(number), exists: false, number }]);
+    }
+    instance.cachedNumbers.add(digitsOf(number));
+    if (tooManyChoices) {
+      return tooManyChoices;
     }
     const step = this.numberScripts.get(digitsOf(number))?.shift();
     if (typeof step === 'number') {
@@ -591,13 +791,68 @@ export class FakeEvolutionApi {
   }
 
   /**
+   * The gateway downloads an image (axios, inside the service's try: `["Error: …"]`) or an
+   * audio (outside it: a plain message) before anything else, whatever the instance's state.
+   */
+  private mediaFetchFailure(
+    endpoint: FakeSendEndpoint,
+    body: Record<string, unknown>,
+  ): Reply | null {
+    const url =
+      endpoint === 'sendMedia' && body.mediatype === 'image'
+        ? body.media
+        : endpoint === 'sendWhatsAppAudio'
+          ? body.audio
+          : undefined;
+    if (typeof url !== 'string' || !isURL(url)) {
+      return null;
+    }
+    const { host, hostname, port, protocol } = new URL(url);
+    const failure =
+      this.unreachableMediaHosts.get(host) ?? this.unreachableMediaHosts.get(hostname);
+    if (!failure) {
+      return null;
+    }
+    const cause =
+      failure === 'EAI_AGAIN'
+        ? `getaddrinfo EAI_AGAIN ${hostname}`
+        : `connect ECONNREFUSED ${hostname}:${port || (protocol === 'https:' ? 443 : 80)}`;
+    return endpoint === 'sendMedia' ? envelope(500, [`Error: ${cause}`]) : envelope(500, cause);
+  }
+
+  /**
+   * `GET /instance/fetchInstances[?instanceName=]`: the global key lists every instance, an
+   * instance's token only its own (auth.guard.ts, instance.controller.ts).
+   */
+  private fetchInstances(request: FakeRequest): Reply {
+    const apikey = request.headers.apikey;
+    const wanted = request.query.instanceName;
+    const global = this.options.globalApiKey !== undefined && apikey === this.options.globalApiKey;
+    const rows = [...this.instances].filter(
+      ([name, instance]) =>
+        (global || instance.apiKey === apikey) && (wanted === undefined || wanted === name),
+    );
+    if (!global && rows.length === 0) {
+      return envelope(401, 'Unauthorized');
+    }
+    if (wanted !== undefined && rows.length === 0) {
+      return envelope(404, [`Instance "${wanted}" not found`]);
+    }
+    return { status: 200, body: rows.map(([name, instance]) => instanceRow(name, instance)) };
+  }
+
+  /**
    * `POST /chat/findMessages` (channel.service.ts fetchMessages): `where.key` fields match
-   * exactly, `messageTimestamp {gte, lte}` (dates) bounds the stored Unix seconds when both
+   * exactly (every stored message is the instance's own, and a falsy `fromMe` filters
+   * nothing), `messageTimestamp {gte, lte}` (dates) bounds the stored Unix seconds when both
    * are given; newest first, in pages of `offset` (default 50).
    */
   private findMessages(name: string, body: unknown): Reply {
     const filter = where(body);
     const key = (filter.key ?? {}) as Record<string, unknown>;
+    if (key.remoteJid === '') {
+      return schemaError('The property cannot be empty');
+    }
     const range = (filter.messageTimestamp ?? {}) as { gte?: unknown; lte?: unknown };
     const gte = typeof range.gte === 'string' ? Date.parse(range.gte) / 1000 : NaN;
     const lte = typeof range.lte === 'string' ? Date.parse(range.lte) / 1000 : NaN;
@@ -609,9 +864,6 @@ export class FakeEvolutionApi {
           return false;
         }
         if (key.remoteJid !== undefined && key.remoteJid !== jid) {
-          return false;
-        }
-        if (key.fromMe !== undefined && key.fromMe !== true) {
           return false;
         }
         return (
@@ -657,6 +909,16 @@ export class FakeEvolutionApi {
     }
   }
 }
+
+/** `GET /` of Evolution API v2.3.6 (recorded). */
+const WELCOME = {
+  status: 200,
+  message: 'Welcome to the Evolution API, it is working!',
+  version: '2.3.6',
+  clientName: 'evolution_exchange',
+  documentation: 'https://doc.evolution-api.com',
+  whatsappWebVersion: '2.3000.1027934701',
+};
 
 function safeDecode(segment: string): string {
   try {
@@ -704,7 +966,7 @@ function validateText(body: Record<string, unknown>): Reply | null {
     return schemaError('instance requires property "text"');
   }
   if (typeof body.text !== 'string') {
-    return schemaError('instance.text is not of a type(s) string');
+    return schemaError('text is not of a type(s) string');
   }
   return body.text.trim() === '' ? envelope(400, ['Text is required']) : null;
 }
@@ -715,8 +977,11 @@ function validateText(body: Record<string, unknown>): Reply | null {
  * needs its file name.
  */
 function validateMedia(body: Record<string, unknown>): Reply | null {
+  if (body.mediatype === undefined) {
+    return schemaError('instance requires property "mediatype"');
+  }
   if (typeof body.mediatype !== 'string' || !MEDIA_TYPES.includes(body.mediatype)) {
-    return schemaError(`instance.mediatype is not one of enum values: ${MEDIA_TYPES.join(',')}`);
+    return schemaError(`mediatype is not one of enum values: ${MEDIA_TYPES.join(',')}`);
   }
   const media = typeof body.media === 'string' ? body.media : '';
   if (!isURL(media) && !isBase64(media)) {
@@ -747,36 +1012,94 @@ function validateAudio(body: Record<string, unknown>): Reply | null {
     : envelope(400, ['Owned media must be a url, base64, or valid file with buffer']);
 }
 
+/** pollMessageSchema, in jsonschema's words (one message: the real one lists every failure). */
 function validatePoll(body: Record<string, unknown>): Reply | null {
-  if (typeof body.name !== 'string') {
-    return schemaError('instance requires property "name"');
+  for (const required of ['name', 'selectableCount', 'values']) {
+    if (body[required] === undefined) {
+      return schemaError(`instance requires property "${required}"`);
+    }
   }
-  const { selectableCount, values } = body;
-  if (
-    typeof selectableCount !== 'number' ||
-    !Number.isInteger(selectableCount) ||
-    selectableCount < 0 ||
-    selectableCount > 10
-  ) {
-    return schemaError('instance.selectableCount must be an integer between 0 and 10');
+  const { name, selectableCount, values } = body;
+  if (typeof name !== 'string') {
+    return schemaError('name is not of a type(s) string');
   }
-  if (
-    !Array.isArray(values) ||
-    values.length < 2 ||
-    values.length > 10 ||
-    values.some((v) => typeof v !== 'string')
-  ) {
-    return schemaError('instance.values must be an array of 2 to 10 strings');
+  if (typeof selectableCount !== 'number' || !Number.isInteger(selectableCount)) {
+    return schemaError('selectableCount is not of a type(s) integer');
+  }
+  if (selectableCount < 0 || selectableCount > 10) {
+    return schemaError(
+      selectableCount < 0
+        ? 'selectableCount must be greater than or equal to 0'
+        : 'selectableCount must be less than or equal to 10',
+    );
+  }
+  if (!Array.isArray(values)) {
+    return schemaError('values is not of a type(s) array');
+  }
+  if (values.length < 2 || values.length > 10) {
+    return schemaError(
+      values.length < 2
+        ? 'values does not meet minimum length of 2'
+        : 'values does not meet maximum length of 10',
+    );
+  }
+  const notText = values.findIndex((v) => typeof v !== 'string');
+  if (notText >= 0) {
+    return schemaError(`values[${notText}] is not of a type(s) string`);
   }
   if (new Set(values).size !== values.length) {
-    return schemaError('instance.values contains duplicate items');
-  }
-  if (selectableCount > values.length) {
-    return envelope(400, [
-      `Error: poll.selectableCount in poll should be >= 0 and <= ${values.length}`,
-    ]);
+    return schemaError('values contains duplicate item');
   }
   return null;
+}
+
+/** Baileys checks a poll's choices against its values when it builds the message. */
+function pollChoicesError(endpoint: FakeSendEndpoint, body: Record<string, unknown>): Reply | null {
+  const values = body.values as unknown[];
+  return endpoint === 'sendPoll' && (body.selectableCount as number) > values.length
+    ? envelope(400, [`Error: poll.selectableCount in poll should be >= 0 and <= ${values.length}`])
+    : null;
+}
+
+/**
+ * How a send fails on an instance that is not open, step by step as the gateway runs it
+ * (recorded, Evolution API v2.3.6): a not-loaded instance has no controller method; a media
+ * upload needs the socket; the is-on-WhatsApp lookup of an uncached number runs outside the
+ * service's try (a plain message, 500); typing (`delay`), then the send itself, inside it
+ * (`["…"]`, 400). null when the instance is open.
+ */
+function notSent(
+  instance: FakeInstance,
+  endpoint: FakeSendEndpoint,
+  body: Record<string, unknown>,
+): Reply | null {
+  const { state } = instance;
+  if (state === 'open') {
+    return null;
+  }
+  if (state === null) {
+    return envelope(500, undefinedRead(CONTROLLER_METHODS[endpoint]));
+  }
+  const socketless = hasNoSocket(state);
+  if (endpoint === 'sendMedia') {
+    return envelope(500, [
+      socketless ? `TypeError: ${undefinedRead('waUploadToServer')}` : 'Error: Connection Closed',
+    ]);
+  }
+  if (!instance.cachedNumbers.has(digitsOf(body.number as string))) {
+    return envelope(500, socketless ? undefinedRead('onWhatsApp') : 'Connection Closed');
+  }
+  if (typeof body.delay === 'number' && body.delay > 0) {
+    return envelope(400, [
+      socketless ? `TypeError: ${undefinedRead('presenceSubscribe')}` : 'Error: Connection Closed',
+    ]);
+  }
+  if (socketless || state === 'never-paired') {
+    // No socket: `client.sendMessage`; a socket never paired: `client.user.id`.
+    const property = socketless ? 'sendMessage' : 'id';
+    return envelope(400, [`TypeError: ${undefinedRead(property)}`]);
+  }
+  return pollChoicesError(endpoint, body) ?? envelope(400, ['Error: Connection Closed']);
 }
 
 function messageTypeOf(endpoint: FakeSendEndpoint, body: Record<string, unknown>): string {
@@ -829,8 +1152,32 @@ function connectionState(name: string, instance: FakeInstance): Reply {
       instance:
         instance.state === null
           ? { instanceName: name }
-          : { instanceName: name, state: instance.state },
+          : { instanceName: name, state: reportedState(instance.state) },
     },
+  };
+}
+
+/** The `state` the gateway reports: an instance that never opened says `close`. */
+function reportedState(state: FakeInstanceState): 'open' | 'connecting' | 'close' {
+  return state === 'no-socket' || state === 'never-paired' ? 'close' : state;
+}
+
+/** `Instance` row of fetchInstances, without the relations the service never reads. */
+function instanceRow(name: string, instance: FakeInstance): Record<string, unknown> {
+  return {
+    id: instance.id,
+    name,
+    connectionStatus: instance.state === null ? 'close' : reportedState(instance.state),
+    ownerJid: null,
+    profileName: null,
+    profilePicUrl: null,
+    integration: 'WHATSAPP-BAILEYS',
+    number: null,
+    businessId: null,
+    token: instance.apiKey,
+    clientName: 'evolution_exchange',
+    createdAt: instance.createdAt.toISOString(),
+    updatedAt: instance.createdAt.toISOString(),
   };
 }
 
@@ -883,46 +1230,139 @@ function fetchAllGroups(instance: FakeInstance, query: Record<string, string>): 
   return { status: 200, body: groups };
 }
 
-/** Evolution API v2.3.6 `webhookSchema`: `webhook {enabled, url}` required; events by enum. */
-function setWebhook(name: string, instance: FakeInstance, body: unknown): Reply {
+/**
+ * Evolution API v2.3.6 `webhookSchema` and `WebhookController.set`: `webhook {enabled, url}`
+ * required, events by name; disabled stores no events, enabled with `[]` stores all of them,
+ * enabled without `events` fails reading its length. Answers the stored row.
+ */
+function setWebhook(instance: FakeInstance, body: unknown): Reply {
   const webhook = (body as { webhook?: unknown } | undefined)?.webhook as
     Record<string, unknown> | undefined;
   if (!webhook || typeof webhook !== 'object') {
     return schemaError('instance requires property "webhook"');
   }
-  if (
-    typeof webhook.enabled !== 'boolean' ||
-    typeof webhook.url !== 'string' ||
-    webhook.url === ''
-  ) {
-    return schemaError('instance.webhook requires property "enabled" and "url"');
+  for (const required of ['enabled', 'url']) {
+    if (webhook[required] === undefined) {
+      return schemaError(`webhook requires property "${required}"`);
+    }
   }
-  const events = Array.isArray(webhook.events) ? (webhook.events as string[]) : [];
-  instance.webhook = {
+  if (typeof webhook.enabled !== 'boolean' || typeof webhook.url !== 'string') {
+    return schemaError(
+      typeof webhook.url === 'string'
+        ? 'webhook.enabled is not of a type(s) boolean'
+        : 'webhook.url is not of a type(s) string',
+    );
+  }
+  if (webhook.url === '') {
+    return schemaError('The "url" cannot be empty');
+  }
+  const events = webhook.events;
+  if (events !== undefined && !Array.isArray(events)) {
+    return schemaError('webhook.events is not of a type(s) array');
+  }
+  const unknown = (events ?? []).findIndex((e) => !WEBHOOK_EVENTS.includes(e as string));
+  if (unknown >= 0) {
+    return schemaError(
+      `webhook.events[${unknown}] is not one of enum values: ${WEBHOOK_EVENTS.join(',')}`,
+    );
+  }
+  if (webhook.enabled && events === undefined) {
+    return envelope(500, undefinedRead('length'));
+  }
+  storeWebhook(instance, {
     enabled: webhook.enabled,
     url: webhook.url,
     headers: (webhook.headers ?? {}) as Record<string, string>,
-    // Disabled: the gateway clears the events; enabled with none: every event.
-    events: webhook.enabled ? events : [],
+    events: !webhook.enabled ? [] : events?.length ? (events as string[]) : WEBHOOK_EVENTS,
     byEvents: webhook.byEvents === true,
     base64: webhook.base64 === true,
-  };
-  return { status: 201, body: webhookRecord(name, instance.webhook) };
+  });
+  return { status: 201, body: webhookRow(instance) };
 }
 
+/** Upserts the instance's one webhook row: its id and createdAt stay, updatedAt moves. */
+function storeWebhook(instance: FakeInstance, webhook: FakeWebhook | null): void {
+  instance.webhook = webhook;
+  if (!webhook) {
+    instance.webhookRow = null;
+    return;
+  }
+  const now = new Date();
+  instance.webhookRow = instance.webhookRow
+    ? { ...instance.webhookRow, updatedAt: now }
+    : { id: `cfake${randomBytes(10).toString('hex')}`, createdAt: now, updatedAt: now };
+}
+
+/** `GET /webhook/find`: the stored row, or `null` before any set. */
 function findWebhook(instance: FakeInstance): Reply {
-  return { status: 200, body: instance.webhook ? webhookRecord('', instance.webhook) : null };
+  return { status: 200, body: webhookRow(instance) };
 }
 
-function webhookRecord(name: string, webhook: FakeWebhook): Record<string, unknown> {
+function webhookRow(instance: FakeInstance): Record<string, unknown> | null {
+  const { webhook, webhookRow: row } = instance;
+  if (!webhook || !row) {
+    return null;
+  }
   return {
-    id: `webhook-${name}`,
+    id: row.id,
     url: webhook.url,
     headers: webhook.headers,
     enabled: webhook.enabled,
     events: webhook.events,
     webhookByEvents: webhook.byEvents,
     webhookBase64: webhook.base64,
-    instanceId: `fake-${name}`,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    instanceId: instance.id,
+  };
+}
+
+/** Whether the gateway posts this event to the webhook (`WebhookController.emit`). */
+function subscribes(webhook: FakeWebhook, event: string): boolean {
+  return (
+    webhook.enabled &&
+    /^https?:\/\//.test(webhook.url) &&
+    webhook.events.includes(event.toUpperCase().replace(/\./g, '_'))
+  );
+}
+
+/**
+ * `POST /chat/whatsappNumbers`: cached numbers answer `exists:true` in any state; the others
+ * need WhatsApp, so a closed socket answers its serialized Boom (428) and no socket an empty
+ * object, both with 400 and without the error envelope (chat.router.ts).
+ */
+function whatsappNumbers(
+  instance: FakeInstance,
+  body: unknown,
+  notOnWhatsApp: ReadonlySet<string>,
+): Reply {
+  const numbers = (body as { numbers?: unknown } | undefined)?.numbers;
+  const refused = (text: string): Reply => ({
+    status: 400,
+    body: { status: 400, error: 'Bad Request', message: [[text]] },
+  });
+  if (!Array.isArray(numbers)) {
+    return refused(
+      numbers === undefined
+        ? 'instance requires property "numbers"'
+        : 'numbers is not of a type(s) array',
+    );
+  }
+  if (numbers.length === 0) {
+    return refused('numbers does not meet minimum length of 1');
+  }
+  const digits = numbers.map((n) => digitsOf(String(n)));
+  if (instance.state !== 'open' && digits.some((d) => !instance.cachedNumbers.has(d))) {
+    return { status: 400, body: hasNoSocket(instance.state) ? {} : CLOSED_BOOM };
+  }
+  return {
+    status: 200,
+    body: numbers.map((number, i) => {
+      const exists = instance.cachedNumbers.has(digits[i]) || !notOnWhatsApp.has(digits[i]);
+      if (exists) {
+        instance.cachedNumbers.add(digits[i]);
+      }
+      return { jid: jidOf(String(number)), exists, number };
+    }),
   };
 }

@@ -12,9 +12,14 @@ import {
   GatewayErrorKind,
   GatewayTarget,
   MessagingGateway,
+  OutgoingMessage,
 } from '../../../src/modules/gateway/domain/messaging-gateway';
 import { EvolutionApiGateway } from '../../../src/modules/gateway/infrastructure/evolution-api.gateway';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
+import {
+  FakeEvolutionApi,
+  FakeInstanceState,
+  FakeMediaFetchFailure,
+} from '../../support/fake-evolution-api';
 import { samplesOf, total } from '../../support/prometheus';
 
 const API_KEY = 'chave-da-instancia-7F3A';
@@ -474,6 +479,100 @@ describe('EvolutionApiGateway against the fake Evolution API', () => {
       await expect(gateway.send(target, NUMBER, { kind: 'text', text: 'Oi' })).rejects.toThrow(
         GatewayError,
       );
+    });
+  });
+
+  describe('an instance that cannot send, as Evolution API v2.3.6 answers in each state', () => {
+    const text = { kind: 'text', text: 'Oi' } as const;
+
+    it.each<[FakeInstanceState, boolean, number, string]>([
+      ['no-socket', false, 500, 'no_socket'],
+      ['no-socket', true, 400, 'no_socket'],
+      ['never-paired', false, 500, 'closed'],
+      ['never-paired', true, 400, 'not_paired'],
+      ['close', false, 500, 'closed'],
+      ['close', true, 400, 'closed'],
+    ])(
+      'reads %s (cached number: %s, HTTP %s) as disconnected, %s, in one attempt',
+      async (state, cached, status, condition) => {
+        fake.setState('acme-sales', state);
+        if (cached) {
+          fake.cacheNumber('acme-sales', NUMBER);
+        }
+        const error = await failureOf(gateway.send(target, NUMBER, text));
+        expect(error).toMatchObject({ kind: 'disconnected', httpStatus: status });
+        expect(error.instanceCondition).toBe(condition);
+        expect(fake.requests).toHaveLength(1);
+        expect(fake.sent).toHaveLength(0);
+      },
+    );
+
+    it('learns a number into the cache from a send, as the gateway does', async () => {
+      await gateway.send(target, NUMBER, text);
+      fake.setState('acme-sales', 'never-paired');
+      const error = await failureOf(gateway.send(target, NUMBER, text));
+      expect(error).toMatchObject({ kind: 'disconnected', httpStatus: 400 });
+      expect(error.instanceCondition).toBe('not_paired');
+    });
+
+    it.each<[string, FakeMediaFetchFailure, OutgoingMessage, string]>([
+      [
+        'an image',
+        'EAI_AGAIN',
+        { kind: 'media', mediaType: 'image', media: 'https://cdn.example.com/a.png' },
+        'getaddrinfo EAI_AGAIN cdn.example.com',
+      ],
+      [
+        'an image',
+        'ECONNREFUSED',
+        { kind: 'media', mediaType: 'image', media: 'http://127.0.0.1:9/a.png' },
+        'connect ECONNREFUSED 127.0.0.1:9',
+      ],
+      // Not recorded: the audio is fetched outside the service's try, so its message is plain.
+      [
+        'an audio',
+        'EAI_AGAIN',
+        { kind: 'audio', audio: 'https://cdn.example.com/a.ogg' },
+        'getaddrinfo EAI_AGAIN cdn.example.com',
+      ],
+    ])(
+      'reads %s the gateway cannot fetch (%s) as media_unreachable',
+      async (_what, failure, message, cause) => {
+        const url = message.kind === 'audio' ? message.audio : (message as { media: string }).media;
+        fake.unreachableMedia(new URL(url).host, failure);
+        const error = await failureOf(gateway.send(target, NUMBER, message));
+        expect(error).toMatchObject({ kind: 'media_unreachable', httpStatus: 500 });
+        expect(error.message).toContain(cause);
+        expect(fake.sent).toHaveLength(0);
+      },
+    );
+  });
+
+  describe('webhook', () => {
+    const settings = {
+      enabled: true,
+      url: 'https://campanhas.example.com/api/gateway-events/7',
+      headers: { 'x-campaign-service-secret': 'segredo' },
+      events: ['MESSAGES_UPDATE', 'CONNECTION_UPDATE'],
+    };
+
+    it('reads null before any webhook was set', async () => {
+      expect(await gateway.findWebhook(target)).toBeNull();
+    });
+
+    it('sets the webhook with its events and reads the stored row back', async () => {
+      await gateway.setWebhook(target, settings);
+      expect(fake.requests[0].body).toEqual({
+        webhook: { ...settings, byEvents: false, base64: false },
+      });
+      expect(await gateway.findWebhook(target)).toEqual({ enabled: true, url: settings.url });
+    });
+
+    it('turns it off: the gateway stores no events', async () => {
+      await gateway.setWebhook(target, settings);
+      await gateway.setWebhook(target, { ...settings, enabled: false, headers: {}, events: [] });
+      expect(fake.webhookOf('acme-sales')).toMatchObject({ enabled: false, events: [] });
+      expect(await gateway.findWebhook(target)).toEqual({ enabled: false, url: settings.url });
     });
   });
 

@@ -6,6 +6,7 @@ import {
   toConnectionState,
   toContacts,
   toGroups,
+  toInstanceWebhook,
   toSentMessage,
 } from './evolution-api.payloads';
 
@@ -122,5 +123,44 @@ describe('response mapping', () => {
     expect(() => toContacts(body)).toThrow(GatewayError);
     expect(() => toChats(body)).toThrow(GatewayError);
     expect(() => toGroups(body)).toThrow(GatewayError);
+  });
+});
+
+describe('toInstanceWebhook', () => {
+  /** `webhook/find` as Evolution API v2.3.6 answered it, after a set and after a disable. */
+  const row = {
+    id: 'cmwxe9ec40001cp7d5bkplayd',
+    url: 'http://127.0.0.1:4000/hook',
+    headers: { 'x-events-secret': 's3cr3t' },
+    enabled: true,
+    events: ['MESSAGES_UPDATE', 'MESSAGES_UPSERT', 'CONNECTION_UPDATE'],
+    webhookByEvents: false,
+    webhookBase64: false,
+    createdAt: '2026-11-26T10:13:01.780Z',
+    updatedAt: '2026-11-26T10:13:01.780Z',
+    instanceId: '1107cc5c-1327-4174-8206-15e68518d049',
+  };
+
+  it('reads where the stored row sends the events', () => {
+    expect(toInstanceWebhook(row)).toEqual({ enabled: true, url: 'http://127.0.0.1:4000/hook' });
+    expect(toInstanceWebhook({ ...row, enabled: false, headers: {}, events: [] })).toEqual({
+      enabled: false,
+      url: 'http://127.0.0.1:4000/hook',
+    });
+  });
+
+  it('reads null (no webhook ever set) as none', () => {
+    expect(toInstanceWebhook(null)).toBeNull();
+  });
+
+  it.each([
+    ['an empty object', {}],
+    ['a body that was not JSON', undefined],
+    ['the request field names', { webhook: { enabled: true, url: 'https://crm.example.com' } }],
+    ['a list', [row]],
+  ])('refuses %s rather than read it as no webhook', (_label, body) => {
+    expect(() => toInstanceWebhook(body)).toThrow(
+      expect.objectContaining({ kind: 'rejected' }) as GatewayError,
+    );
   });
 });

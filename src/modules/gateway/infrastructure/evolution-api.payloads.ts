@@ -118,13 +118,27 @@ export function toStoredSentMessages(body: unknown): StoredSentMessage[] {
   });
 }
 
-/** `GET /webhook/find`: the stored record `{enabled, url, …}`, or null when there is none. */
+/**
+ * `GET /webhook/find`: the gateway's stored row `{id, url, headers, enabled, events,
+ * webhookByEvents, webhookBase64, createdAt, updatedAt, instanceId}` (Evolution API v2.3.6,
+ * recorded), of which `enabled` and `url` tell where the instance's events go. `null` means no
+ * webhook was ever set (or the instance is not loaded): nothing receives its events. A disabled
+ * row (stored with `events: []`) sends nothing either. Any other body is not the gateway's
+ * answer (a proxy's page, an empty object): reading it as "no webhook" would let registration
+ * replace another system's webhook unseen, so it is refused.
+ */
 export function toInstanceWebhook(body: unknown): InstanceWebhook | null {
-  if (typeof body !== 'object' || body === null) {
+  if (body === null) {
     return null;
   }
   const row = record(body);
-  return { enabled: row.enabled === true, url: text(row.url) };
+  if (typeof row.enabled !== 'boolean' || typeof row.url !== 'string') {
+    throw new GatewayError(
+      'rejected',
+      'Resposta inesperada do gateway ao ler o webhook da instância',
+    );
+  }
+  return { enabled: row.enabled, url: text(row.url) };
 }
 
 const KNOWN_STATES: readonly InstanceConnectionState[] = ['open', 'connecting', 'close'];
