@@ -206,6 +206,15 @@ describe('gatewayErrorFromResponse', () => {
     expect([error.kind, error.instanceCondition]).toEqual(['disconnected', condition]);
   });
 
+  it('names no address the gateway could not reach when it fails to fetch media', () => {
+    const body = envelope(500, ['Error: connect ECONNREFUSED 10.1.2.3:5432']);
+    const error = gatewayErrorFromResponse(500, body, JSON.stringify(body), 'acme-sales');
+    expect([error.kind, error.message]).toEqual([
+      'media_unreachable',
+      'O gateway não conseguiu baixar a mídia da mensagem',
+    ]);
+  });
+
   it('reads Connection Closed from a text body too', () => {
     expect(gatewayErrorFromResponse(500, undefined, 'Error: Connection Closed', 'i').kind).toBe(
       'disconnected',

@@ -194,9 +194,11 @@ export function gatewayErrorFromResponse(
     return unusable;
   }
   if (status === 500 && mentions(body, text, MEDIA_FETCH_FAILURES)) {
+    // Without the gateway's detail: which addresses its network refuses or cannot resolve is
+    // the gateway operator's to know, not a tenant's (it would make the gateway a port scanner).
     return new GatewayError(
       'media_unreachable',
-      withDetail('O gateway não conseguiu baixar a mídia da mensagem', detail),
+      'O gateway não conseguiu baixar a mídia da mensagem',
       status,
     );
   }
