@@ -249,11 +249,26 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     return { value };
   }
 
+  /**
+   * The keys an event's apikey may be, those that still open (ENCRYPTION_KEY unchanged): the
+   * secret header alone authenticates the event, so an unreadable key refuses only the events
+   * that carry it, and that shows on the configuration.
+   */
   private eventKeysOf(config: GatewayConfig): string[] {
-    const token = config.instanceTokenEncrypted
-      ? this.secrets.decrypt(config.instanceTokenEncrypted, instanceTokenContext(config.companyId))
-      : null;
-    return token ? [this.openKey(config), token] : [this.openKey(config)];
+    const sealed: Array<[string | null, string]> = [
+      [config.apiKeyEncrypted, keyContext(config.companyId)],
+      [config.instanceTokenEncrypted, instanceTokenContext(config.companyId)],
+    ];
+    return sealed.flatMap(([value, context]) => {
+      try {
+        return value ? [this.secrets.decrypt(value, context)] : [];
+      } catch (error) {
+        if (error instanceof SecretBoxError) {
+          return [];
+        }
+        throw error;
+      }
+    });
   }
 
   private forgetEventsSource(configId: number): void {
