@@ -320,7 +320,21 @@ describe('gateway events at intake', () => {
     // The intake has now seen (and may keep) a configuration that does not track.
     expectErrorBody(await t.http.post(path).set(EVENTS_SECRET_HEADER, 'x').send(event), 401);
 
-    await company.put(`/api/gateway-configs/${config.id}`, { trackDelivery: true }).expect(200);
+    // The gateway may send events as soon as it stored the webhook, before it answers.
+    fake.setResponseDelay(400);
+    const turningOn = company
+      .put(`/api/gateway-configs/${config.id}`, { trackDelivery: true })
+      .then((response) => response.status);
+    await until(
+      () => Promise.resolve(fake.webhookOf(config.instance)?.enabled),
+      (enabled) => enabled === true,
+    );
+    const beforeAnswer = await fake.emit(config.instance, 'messages.update', {
+      keyId: 'K',
+      status: 'READ',
+    });
+    fake.setResponseDelay(0);
+    expect([beforeAnswer, await turningOn]).toEqual([200, 200]);
     const first = eventsSecretOf(fake, config.instance);
     const statuses = await Promise.all(
       Array.from({ length: 20 }, (_v, i) =>
