@@ -312,6 +312,41 @@ describe('gateway events at intake', () => {
     );
   });
 
+  it('learns the instance’s token from its first event when tracking started before tokens were learned, asking the gateway at most once', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(fake, company, { apiKey: GLOBAL_KEY });
+    // As the migration leaves a configuration that tracked before: no token known.
+    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
+      config.id,
+    ]);
+    const lookups = () =>
+      fake.requests.filter(
+        (r) => r.path === '/instance/fetchInstances' && r.query.instanceName === config.instance,
+      ).length;
+    const registered = lookups();
+    const data = { keyId: 'K', fromMe: true, status: 'READ' };
+
+    expect(
+      await fake.emit(config.instance, 'messages.update', data, { apikey: config.apiKey }),
+    ).toBe(200);
+    expect(lookups()).toBe(registered + 1);
+    const { rows } = await db.query(
+      `SELECT instance_token_encrypted FROM gateway_configs WHERE id = $1`,
+      [config.id],
+    );
+    expect(rows[0].instance_token_encrypted).toEqual(expect.any(String));
+    expect(
+      await fake.emit(config.instance, 'messages.update', data, { apikey: config.apiKey }),
+    ).toBe(200);
+    expect(await fake.emit(config.instance, 'messages.update', data, { apikey: 'forged' })).toBe(
+      401,
+    );
+    expect(
+      await fake.emit(config.instance, 'messages.update', data, { apikey: 'forged-again' }),
+    ).toBe(401);
+    expect(lookups()).toBe(registered + 1);
+  });
+
   it('accepts the events sent right after tracking is turned on, and refuses the old secret once it is registered again', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(fake, company, { trackDelivery: false });

@@ -92,7 +92,11 @@ export class GatewayEventsController {
       await this.refuse(source, 'INSTANCE_MISMATCH', 'instance');
     }
     const apikey = envelope.apikey;
-    if (apikey && !source.apiKeys.some((key) => secretsEqual(key, apikey))) {
+    if (
+      apikey &&
+      !source.apiKeys.some((key) => secretsEqual(key, apikey)) &&
+      !(await this.configs.learnInstanceToken(source.gatewayConfigId, apikey))
+    ) {
       await this.refuse(source, 'APIKEY_MISMATCH', 'apikey');
     }
   }

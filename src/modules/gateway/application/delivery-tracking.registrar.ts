@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
+import { secretsEqual } from '../../../common/crypto/hashing';
 import { SecretBox } from '../../../common/crypto/secret-box';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { classifyAddress } from '../../../common/outbound/address-classification';
@@ -59,8 +60,8 @@ export class DeliveryTrackingRegistrar {
     }
     const secret = randomBytes(32).toString('base64url');
     const before = config.tracking;
-    const token = await this.sealedInstanceToken(config, target);
-    config.startTracking(secretHash(secret), token, this.clock.now());
+    const token = await this.instanceTokenOf(config, target);
+    config.startTracking(secretHash(secret), token && this.seal(config, token), this.clock.now());
     // Written (and announced to every instance) before the gateway knows the secret, so that
     // its first event is never refused; the old secret stops working here.
     await this.configs.saveTracking(config);
@@ -81,11 +82,30 @@ export class DeliveryTrackingRegistrar {
   }
 
   /**
-   * The instance's own token, sealed, when it differs from the configuration's key: Evolution
-   * puts it in every event's `apikey`. Null when the gateway does not tell it; tracking works
-   * without it for gateways that send no `apikey` (AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES off).
+   * Asks the gateway for the instance's token again, for an event whose apikey the
+   * configuration does not know (tracking registered before tokens were learned, or the
+   * instance created again): true, and the token recorded, when it is that apikey.
    */
-  private async sealedInstanceToken(
+  async learnInstanceToken(
+    config: GatewayConfig,
+    target: GatewayTarget,
+    apikey: string,
+  ): Promise<boolean> {
+    const token = await this.instanceTokenOf(config, target);
+    if (!token || !secretsEqual(token, apikey)) {
+      return false;
+    }
+    config.learnInstanceToken(this.seal(config, token));
+    await this.configs.saveTracking(config);
+    return true;
+  }
+
+  /**
+   * The instance's own token when it differs from the configuration's key: Evolution puts it
+   * in every event's `apikey`. Null when the gateway does not tell it; tracking works without
+   * it for gateways that send no `apikey` (AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES off).
+   */
+  private async instanceTokenOf(
     config: GatewayConfig,
     target: GatewayTarget,
   ): Promise<string | null> {
@@ -100,9 +120,11 @@ export class DeliveryTrackingRegistrar {
       );
       return null;
     });
-    return token && token !== target.apiKey
-      ? this.secrets.encrypt(token, instanceTokenContext(config.companyId))
-      : null;
+    return token && token !== target.apiKey ? token : null;
+  }
+
+  private seal(config: GatewayConfig, token: string): string {
+    return this.secrets.encrypt(token, instanceTokenContext(config.companyId));
   }
 
   /** Turns our webhook off; a webhook somebody else set since is left alone. */

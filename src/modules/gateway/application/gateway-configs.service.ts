@@ -95,6 +95,8 @@ function limitsOf(input: Partial<InstanceLimits>): Partial<InstanceLimits> {
 const EVENTS_SOURCE_TTL_MS = 30_000;
 /** A configuration's refused events are written down at most this often. */
 const REFUSAL_RECORD_INTERVAL_MS = 10_000;
+/** The gateway is asked for an instance's token again at most this often per configuration. */
+const TOKEN_LOOKUP_INTERVAL_MS = 5 * 60_000;
 
 interface KnownSource {
   hash: Buffer;
@@ -122,6 +124,10 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
   private eventsSourcesGeneration = 0;
   private readonly recentRefusals = new ExpiringMap<number, true>(
     REFUSAL_RECORD_INTERVAL_MS,
+    10_000,
+  );
+  private readonly recentTokenLookups = new ExpiringMap<number, true>(
+    TOKEN_LOOKUP_INTERVAL_MS,
     10_000,
   );
 
@@ -226,6 +232,26 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     }
     this.recentRefusals.set(configId, true);
     await this.configs.recordEventsRefused(configId, reason, this.clock.now());
+  }
+
+  /**
+   * For an event with the right secret whose apikey is not known: asks the gateway whether it
+   * is the instance's current token (at most once per TOKEN_LOOKUP_INTERVAL_MS per
+   * configuration), and records it when it is. True: the apikey is the instance's token.
+   */
+  async learnInstanceToken(configId: number, apikey: string): Promise<boolean> {
+    if (this.recentTokenLookups.get(configId)) {
+      return false;
+    }
+    this.recentTokenLookups.set(configId, true);
+    const learn = async (): Promise<boolean> => {
+      const config = await this.configs.findById(configId);
+      return (
+        !!config?.trackDelivery &&
+        this.tracking.learnInstanceToken(config, this.targetOf(config), apikey)
+      );
+    };
+    return learn().catch(() => false);
   }
 
   private async loadEventsSource(configId: number): Promise<{ value: KnownSource | null }> {
