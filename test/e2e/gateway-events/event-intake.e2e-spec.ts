@@ -40,6 +40,10 @@ function postUnfinished(
       headers: { 'Content-Type': 'application/json', 'Content-Length': declared, ...headers },
     });
     outgoing.on('error', reject);
+    // A service that waits for the rest of the body never answers.
+    outgoing.setTimeout(5_000, () =>
+      outgoing.destroy(new Error(`no answer to ${path} while its body was unfinished`)),
+    );
     outgoing.on('response', (incoming) => {
       let body = '';
       incoming.setEncoding('utf8');
@@ -455,13 +459,16 @@ describe('gateway events from strangers', () => {
   const LIMIT = 9;
   const app = useDedicatedApp(
     'gateway_strangers',
-    { ANONYMOUS_RATE_LIMIT_PER_MINUTE: String(LIMIT) },
+    { ANONYMOUS_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'loopback' },
     fake,
   );
+  /** Clients behind the (trusted, loopback) proxy, told apart by X-Forwarded-For. */
+  const STRANGER = { 'X-Forwarded-For': '203.0.113.7' };
+  const NEIGHBOUR = { 'X-Forwarded-For': '203.0.113.8' };
 
-  it('refuses a megabyte without the secret before reading it, 429 past the address’s budget, and still takes the gateway’s events', async () => {
+  it('refuses a megabyte without the secret before reading it, 429 past the client address’s budget, and still takes the gateway’s events from it', async () => {
     const { t, pool } = app;
-    const company = await TestCompany.register(t.http); // one request of the address's budget
+    const company = await TestCompany.register(t.http);
     const config = await trackedConfig(fake, company);
     const before = await eventsStored(pool);
     const attempts: Array<[string, Record<string, string>]> = [
@@ -476,12 +483,17 @@ describe('gateway events from strangers', () => {
     const answers: RawAnswer[] = [];
     for (let i = 0; answers.at(-1)?.status !== 429 && i < LIMIT + 2; i += 1) {
       const [path, headers] = attempts[i % attempts.length];
-      const answer = await postUnfinished(t.baseUrl, path, headers, 1024 * 1024);
+      const answer = await postUnfinished(
+        t.baseUrl,
+        path,
+        { ...STRANGER, ...headers },
+        1024 * 1024,
+      );
       answers.push(answer);
       expect(answer.headers.connection).toBe('close');
       expect(JSON.parse(answer.body)).toMatchObject({ status: answer.status, path });
     }
-    // Until the address's budget is spent (one request went to registering the company).
+    // Until the client's address's budget is spent.
     const limited = answers.pop() as RawAnswer;
     expect(answers.length).toBeGreaterThanOrEqual(attempts.length);
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 401));
@@ -492,13 +504,23 @@ describe('gateway events from strangers', () => {
     expect(JSON.parse(limited.body)).toMatchObject({ status: 429, error: 'Too Many Requests' });
     expect(await eventsStored(pool)).toBe(before);
 
-    // The same address, with the secret: the gateway's events are never limited.
-    const statuses = await Promise.all(
-      Array.from({ length: 3 }, (_v, i) =>
-        fake.emit(config.instance, 'messages.update', { keyId: `K${i}`, status: 'READ' }),
-      ),
+    const neighbour = await postUnfinished(
+      t.baseUrl,
+      `/api/gateway-events/${config.id}`,
+      NEIGHBOUR,
+      1024 * 1024,
     );
-    expect(statuses).toEqual([200, 200, 200]);
+    expect(neighbour.status).toBe(401);
+
+    // The same address, with the secret: the gateway's events are never limited.
+    const secret = eventsSecretOf(fake, config.instance);
+    for (let i = 0; i < 3; i += 1) {
+      await t.http
+        .post(`/api/gateway-events/${config.id}`)
+        .set({ ...STRANGER, [EVENTS_SECRET_HEADER]: secret })
+        .send(update(config.instance, { keyId: `K${i}`, status: 'READ' }))
+        .expect(200, { received: true });
+    }
     expect(await eventsStored(pool)).toBe(before + 3);
   });
 });
