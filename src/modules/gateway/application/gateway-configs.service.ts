@@ -90,7 +90,7 @@ function limitsOf(input: Partial<InstanceLimits>): Partial<InstanceLimits> {
 
 /**
  * How long an events source stays cached. Every change to a configuration drops it at once on
- * every instance (GATEWAY_CONFIGS_CHANNEL); this bounds a change whose notification was lost.
+ * every instance (GatewayConfigsRepository.watchChanges); this bounds a lost notification.
  */
 const EVENTS_SOURCE_TTL_MS = 30_000;
 /** A configuration's refused events are written down at most this often. */
