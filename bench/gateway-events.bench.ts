@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { Client } from 'pg';
 import { FakeEvolutionApi } from '../test/support/fake-evolution-api';
-import { registerBenchCompany, requestJson } from './support/api';
+import { registerBenchCompany, trackedBenchConfig } from './support/api';
 import { defineBenchmark, type ResultRow } from './support/benchmark';
 
 /** Targets of the delivery-tracking work. */
@@ -40,21 +40,10 @@ export default defineBenchmark({
     context.onCleanup(() => sql.end());
 
     const company = await registerBenchCompany(service.baseUrl);
-    fake.addInstance('bench-events', { apiKey: 'bench-events-key', state: 'open' });
-    const config = await requestJson(`${service.baseUrl}/api/gateway-configs`, {
-      method: 'POST',
-      headers: { 'X-Access-Token': company.token, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        name: 'bench',
-        url: fake.url,
-        apiKey: 'bench-events-key',
-        instance: 'bench-events',
-        trackDelivery: true,
-      }),
-    });
-    const secret = fake.webhookOf('bench-events')?.headers[SECRET_HEADER] as string;
+    const config = await trackedBenchConfig(service.baseUrl, company, fake, 'bench-events');
+    const secret = config.secret;
     context.log(`seeding ${SEEDED_CONTACTS.toLocaleString('en')} sent campaign contacts`);
-    const campaignId = await seedSentContacts(sql, company.id, config.id as number);
+    const campaignId = await seedSentContacts(sql, company.id, config.id);
 
     const url = `${service.baseUrl}/api/gateway-events/${config.id}`;
     const event = (keyId: string): string =>

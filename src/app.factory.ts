@@ -14,6 +14,7 @@ import { requestLogMiddleware } from './common/logging/request-log.middleware';
 import { Metrics } from './common/metrics/metrics';
 import { RateLimitMiddleware } from './common/rate-limit/rate-limit.middleware';
 import { AppConfig } from './config/app-config.service';
+import { GatewayEventsGate } from './modules/gateway-events/api/gateway-events.gate';
 
 /** Builds the whole application; main.ts and the end-to-end tests both start it this way. */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
@@ -38,6 +39,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
     httpPipeline(
       requestLogMiddleware(rootLogger, app.get(Metrics)),
       app.get(RateLimitMiddleware),
+      app.get(GatewayEventsGate),
       app.get(JsonBodyMiddleware),
     ),
   );

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FakeEvolutionApi } from '../../test/support/fake-evolution-api';
 import { BENCH_ADMIN_HEADER } from './app';
 
 export interface BenchCompany {
@@ -33,6 +34,27 @@ export async function registerBenchCompany(baseUrl: string): Promise<BenchCompan
     }),
   });
   return { id: body.companyId as number, token: body.accessToken as string };
+}
+
+/**
+ * A gateway configuration tracking delivery on a new open instance of the fake gateway: its id,
+ * and the secret the service registered on the instance's webhook.
+ */
+export async function trackedBenchConfig(
+  baseUrl: string,
+  company: BenchCompany,
+  fake: FakeEvolutionApi,
+  instance: string,
+): Promise<{ id: number; secret: string }> {
+  const apiKey = `${instance}-key`;
+  fake.addInstance(instance, { apiKey, state: 'open' });
+  const config = await requestJson(`${baseUrl}/api/gateway-configs`, {
+    method: 'POST',
+    headers: { 'X-Access-Token': company.token, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', url: fake.url, apiKey, instance, trackDelivery: true }),
+  });
+  const secret = fake.webhookOf(instance)?.headers['x-campaign-service-secret'] as string;
+  return { id: config.id as number, secret };
 }
 
 /** Polls `check` every `intervalMs` until it answers true; the seconds it took. */

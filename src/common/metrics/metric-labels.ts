@@ -33,6 +33,15 @@ export function routeLabel(request: IncomingMessage): string {
   return typeof path === 'string' && path.length > 0 ? path : UNMATCHED_ROUTE;
 }
 
+/**
+ * Why an event posted to /api/gateway-events was refused: no or a wrong secret, or a
+ * configuration that does not exist or does not track (secret); too many such failures from
+ * one address (rate_limited); a field that cannot be applied (invalid); the right secret with
+ * another instance (instance) or an apikey that is neither the configuration's key nor the
+ * instance's token (apikey).
+ */
+export type GatewayEventRefusal = 'secret' | 'rate_limited' | 'invalid' | 'instance' | 'apikey';
+
 /** What one gateway call was for. */
 export type GatewayOperation =
   | 'send_text'
@@ -43,6 +52,7 @@ export type GatewayOperation =
   | 'find_webhook'
   | 'set_webhook'
   | 'connection_state'
+  | 'fetch_instances'
   | 'find_contacts'
   | 'find_chats'
   | 'fetch_groups';

@@ -8,6 +8,7 @@ import {
   Registry,
 } from 'prom-client';
 import type {
+  GatewayEventRefusal,
   GatewayOperation,
   GatewayOutcome,
   ImportKind,
@@ -82,6 +83,13 @@ export class Metrics implements OnApplicationShutdown {
     name: `${METRIC_PREFIX}webhook_deliveries_total`,
     help: 'Webhook delivery attempts that ended, by outcome (delivered, retry later, failed for good)',
     labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly gatewayEventsRefused = new Counter({
+    name: `${METRIC_PREFIX}gateway_events_refused_total`,
+    help: 'Events posted to /api/gateway-events that were refused, by reason (secret, rate_limited, invalid, instance, apikey)',
+    labelNames: ['reason'] as const,
     registers: [this.registry],
   });
 
@@ -178,6 +186,10 @@ export class Metrics implements OnApplicationShutdown {
     if (count > 0) {
       this.webhookDeliveries.inc({ outcome }, count);
     }
+  }
+
+  countGatewayEventRefused(reason: GatewayEventRefusal): void {
+    this.gatewayEventsRefused.inc({ reason });
   }
 
   /** Rows an import wrote; call after it committed. */

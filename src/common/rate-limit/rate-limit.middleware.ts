@@ -37,26 +37,8 @@ export class RateLimitMiddleware implements NestMiddleware {
     resolveRequestSession(request, this.sessions)
       .catch(() => null)
       .then((session) => this.limiter.hitAll(this.windowsFor(request, session)))
-      .then((outcomes) => this.answer(response, outcomes))
+      .then((outcomes) => answerRateLimit(response, outcomes))
       .then(() => next(), next);
-  }
-
-  /** Sets the X-RateLimit-* headers from the minute window; throws when a window is spent. */
-  private answer(response: Response, outcomes: WindowOutcome[]): void {
-    const minute = outcomes[0];
-    response.setHeader('X-RateLimit-Limit', String(minute.window.limit));
-    response.setHeader('X-RateLimit-Remaining', String(minute.remaining));
-    response.setHeader('X-RateLimit-Reset', String(minute.resetAt));
-    const refused = outcomes.find((outcome) => outcome.retryAfterSeconds > 0);
-    if (refused) {
-      throw new RateLimitedError(
-        'RATE_LIMIT.EXCEEDED',
-        refused.window.windowSeconds >= 3600
-          ? 'Limite de requisições por hora excedido; tente novamente mais tarde'
-          : 'Limite de requisições por minuto excedido; tente novamente mais tarde',
-        refused.retryAfterSeconds,
-      );
-    }
   }
 
   private windowsFor(request: Request, session: CompanySession | null): RateWindow[] {
@@ -68,13 +50,34 @@ export class RateLimitMiddleware implements NestMiddleware {
       }
       return windows;
     }
-    return [
-      {
-        key: `ip:${clientIpOf(request)}:minute`,
-        limit: this.config.anonymousRateLimitPerMinute,
-        windowSeconds: 60,
-      },
-    ];
+    return [anonymousWindowOf(request, this.config)];
+  }
+}
+
+/** The per-minute budget of a caller without a company token: its address's. */
+export function anonymousWindowOf(request: Request, config: AppConfig): RateWindow {
+  return {
+    key: `ip:${clientIpOf(request)}:minute`,
+    limit: config.anonymousRateLimitPerMinute,
+    windowSeconds: 60,
+  };
+}
+
+/** Sets the X-RateLimit-* headers from the minute window; throws when a window is spent. */
+export function answerRateLimit(response: Response, outcomes: WindowOutcome[]): void {
+  const minute = outcomes[0];
+  response.setHeader('X-RateLimit-Limit', String(minute.window.limit));
+  response.setHeader('X-RateLimit-Remaining', String(minute.remaining));
+  response.setHeader('X-RateLimit-Reset', String(minute.resetAt));
+  const refused = outcomes.find((outcome) => outcome.retryAfterSeconds > 0);
+  if (refused) {
+    throw new RateLimitedError(
+      'RATE_LIMIT.EXCEEDED',
+      refused.window.windowSeconds >= 3600
+        ? 'Limite de requisições por hora excedido; tente novamente mais tarde'
+        : 'Limite de requisições por minuto excedido; tente novamente mais tarde',
+      refused.retryAfterSeconds,
+    );
   }
 }
 

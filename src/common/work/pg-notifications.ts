@@ -2,7 +2,8 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
-type Listener = () => void;
+/** Called with the notification's payload ('' when none was given). */
+type Listener = (payload: string) => void;
 
 /**
  * One dedicated connection LISTENing for work announcements (NOTIFY), so that an instance
@@ -48,7 +49,7 @@ export class PgNotifications implements OnApplicationShutdown {
     const client = new Client({ connectionString: options.url });
     client.on('notification', (message) => {
       for (const listener of this.listeners.get(message.channel) ?? []) {
-        listener();
+        listener(message.payload ?? '');
       }
     });
     client.on('error', (error) => {

@@ -4,16 +4,16 @@ import { WorkLoopRunner } from './work-loop-runner';
 /** Stands in for PgNotifications: remembers the listener of each channel, in order. */
 class FakeNotifications {
   readonly events: string[] = [];
-  readonly listeners = new Map<string, () => void>();
+  readonly listeners = new Map<string, (payload: string) => void>();
 
-  subscribe(channel: string, listener: () => void): Promise<void> {
+  subscribe(channel: string, listener: (payload: string) => void): Promise<void> {
     this.events.push(`subscribe ${channel}`);
     this.listeners.set(channel, listener);
     return Promise.resolve();
   }
 
   notify(channel: string): void {
-    this.listeners.get(channel)?.();
+    this.listeners.get(channel)?.('');
   }
 }
 

@@ -6,6 +6,7 @@ import { Module } from '@nestjs/common';
 import { BlockedContactsModule } from '../blocked-contacts/blocked-contacts.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { GatewayEventsController } from './api/gateway-events.controller';
+import { GatewayEventsGate } from './api/gateway-events.gate';
 import { GatewayEventIntake } from './application/gateway-event-intake';
 import { GatewayEventProcessor } from './application/gateway-event-processor';
 import { GatewayEventsRepository } from './application/ports/gateway-events.repository';
@@ -30,6 +31,7 @@ import { PgGatewayEventsRepository } from './infrastructure/gateway-events.repos
     { provide: GatewayEventsRepository, useClass: PgGatewayEventsRepository },
     GatewayEventIntake,
     GatewayEventProcessor,
+    GatewayEventsGate,
   ],
 })
 export class GatewayEventsModule {}

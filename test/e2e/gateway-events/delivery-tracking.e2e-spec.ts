@@ -1,5 +1,10 @@
 import { DateTime } from 'luxon';
 import { connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
+import {
+  EVENTS_SECRET_HEADER as SECRET_HEADER,
+  trackedConfig as trackedConfigOf,
+  until,
+} from '../../support/gateway-events';
 import { closeDb, countRows, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
@@ -7,24 +12,6 @@ import { freePort } from '../../support/media';
 import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const SECRET_HEADER = 'x-campaign-service-secret';
-
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  ms = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await sleep(50);
-    value = await read();
-  }
-  if (!done(value)) {
-    throw new Error(`condition not reached; last: ${JSON.stringify(value)}`);
-  }
-  return value;
-}
 
 /**
  * Hearing back from WhatsApp: the service registers its webhook on the Evolution instance, and
@@ -48,23 +35,11 @@ describe('delivery tracking through the gateway’s events', () => {
     await closeDb();
   });
 
-  async function trackedConfig(
+  const trackedConfig = (
     company: TestCompany,
     extra: Record<string, unknown> = {},
-  ): Promise<{ id: number; instance: string; apiKey: string }> {
-    const gw = connectedInstance(fake);
-    const created = await company
-      .post('/api/gateway-configs', {
-        name: 'Principal',
-        url: fake.url,
-        apiKey: gw.apiKey,
-        instance: gw.instance,
-        trackDelivery: true,
-        ...extra,
-      })
-      .expect(201);
-    return { id: created.body.id, ...gw };
-  }
+  ): Promise<{ id: number; instance: string; apiKey: string }> =>
+    trackedConfigOf(fake, company, extra);
 
   async function campaign(
     company: TestCompany,

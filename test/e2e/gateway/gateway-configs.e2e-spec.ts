@@ -80,6 +80,8 @@ describe('gateway configurations', () => {
         instance: 'acme-sales',
         trackDelivery: false,
         instanceState: null,
+        eventsRefusedAt: null,
+        eventsRefusedReason: null,
         dailyLimit: null,
         warmupStartPerDay: null,
         warmupGrowthPercent: null,
@@ -284,6 +286,8 @@ describe('gateway configurations', () => {
       expect(Object.keys(response.body).sort()).toEqual([
         'createdAt',
         'dailyLimit',
+        'eventsRefusedAt',
+        'eventsRefusedReason',
         'id',
         'instance',
         'instanceState',

@@ -1,14 +1,22 @@
-import { Body, Controller, Headers, HttpCode, Logger, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Logger, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
 import { Public } from '../../auth/api/guards/auth.decorators';
+import { secretsEqual } from '../../../common/crypto/hashing';
 import { UnauthorizedError, ValidationFailedError } from '../../../common/errors/domain-error';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
+import type { GatewayEventRefusal } from '../../../common/metrics/metric-labels';
+import { Metrics } from '../../../common/metrics/metrics';
 import { EVENTS_SECRET_HEADER } from '../../gateway/application/delivery-tracking.registrar';
-import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
-import { parseEnvelope } from '../domain/gateway-event';
+import {
+  EventsSource,
+  GatewayConfigsService,
+} from '../../gateway/application/gateway-configs.service';
+import type { EventsRefusal } from '../../gateway/domain/gateway-config.entity';
+import { GatewayEventEnvelope, parseEnvelope } from '../domain/gateway-event';
 import { GatewayEventIntake } from '../application/gateway-event-intake';
+import { eventsSourceOf } from './gateway-events.gate';
 
 export class GatewayEventAcknowledgement {
   received!: boolean;
@@ -17,12 +25,14 @@ export class GatewayEventAcknowledgement {
 /**
  * Where the gateway (Evolution API) delivers an instance's events once delivery tracking is on
  * (`trackDelivery` on the gateway configuration). Authenticated by the secret header the
- * service registered, the instance name and the event's `apikey`; the event is stored before
- * it is acknowledged and processed in the background.
+ * service registered (GatewayEventsGate, before the body is read); the instance name and the
+ * event's `apikey` (the configuration's key or the instance's own token) must match it too.
+ * The event is checked field by field and stored before it is acknowledged, and processed in
+ * the background.
  */
 @ApiTags('Eventos do gateway')
 @Public()
-@ApiErrors(400, 401)
+@ApiErrors(400, 401, 429)
 @Controller('api/gateway-events')
 export class GatewayEventsController {
   private readonly logger = new Logger(GatewayEventsController.name);
@@ -30,6 +40,7 @@ export class GatewayEventsController {
   constructor(
     private readonly configs: GatewayConfigsService,
     private readonly intake: GatewayEventIntake,
+    private readonly metrics: Metrics,
   ) {}
 
   @Post(':configurationId')
@@ -44,26 +55,16 @@ export class GatewayEventsController {
   @ApiOkResponse({ schema: { type: 'object', properties: { received: { type: 'boolean' } } } })
   async receive(
     @Param('configurationId', IdParamPipe) configurationId: number,
-    @Headers(EVENTS_SECRET_HEADER) secret: string | undefined,
+    @Req() request: Request,
     @Body() body: unknown,
   ): Promise<GatewayEventAcknowledgement> {
-    const receivedAt = new Date();
-    const source = secret ? await this.configs.eventsSource(configurationId, secret) : null;
-    const envelope = parseEnvelope(body, receivedAt);
-    if (envelope === 'invalid') {
-      if (!source) {
-        this.refuse(configurationId, 'secret');
-      }
-      throw new ValidationFailedError([['event', 'não é um evento do gateway']]);
+    const source = eventsSourceOf(request);
+    if (source?.gatewayConfigId !== configurationId) {
+      throw new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
     }
-    if (
-      !source ||
-      (envelope && envelope.instance !== source.instance) ||
-      (envelope?.apikey && !sameText(envelope.apikey, source.apiKey))
-    ) {
-      this.refuse(configurationId, source ? 'instance or apikey' : 'secret');
-    }
+    const envelope = this.envelopeOf(body);
     if (envelope) {
+      await this.authenticate(source, envelope);
       await this.intake.store({
         gatewayConfigId: source.gatewayConfigId,
         companyId: source.companyId,
@@ -74,15 +75,46 @@ export class GatewayEventsController {
     return { received: true };
   }
 
-  /** Logged without the body: it carries customers' numbers and messages. */
-  private refuse(configurationId: number, what: string): never {
-    this.logger.warn({ configurationId, refused: what }, 'Gateway event refused');
+  private envelopeOf(body: unknown): GatewayEventEnvelope | null {
+    try {
+      return parseEnvelope(body, new Date());
+    } catch (error) {
+      if (error instanceof ValidationFailedError) {
+        this.metrics.countGatewayEventRefused('invalid');
+      }
+      throw error;
+    }
+  }
+
+  /** The right secret, but another instance or key: refused, counted and shown on the configuration. */
+  private async authenticate(source: EventsSource, envelope: GatewayEventEnvelope): Promise<void> {
+    if (envelope.instance !== source.instance) {
+      await this.refuse(source, 'INSTANCE_MISMATCH', 'instance');
+    }
+    const apikey = envelope.apikey;
+    if (
+      apikey &&
+      !source.apiKeys.some((key) => secretsEqual(key, apikey)) &&
+      !(await this.configs.learnInstanceToken(source.gatewayConfigId, apikey))
+    ) {
+      await this.refuse(source, 'APIKEY_MISMATCH', 'apikey');
+    }
+  }
+
+  /** Logged without the body or the keys: they carry customers' numbers and credentials. */
+  private async refuse(
+    source: EventsSource,
+    refusal: EventsRefusal,
+    reason: GatewayEventRefusal,
+  ): Promise<never> {
+    this.metrics.countGatewayEventRefused(reason);
+    this.logger.warn(
+      { configurationId: source.gatewayConfigId, refused: refusal },
+      reason === 'apikey'
+        ? "Gateway event refused: its apikey is neither the configuration's key nor the instance's token"
+        : "Gateway event refused: it names another instance than the configuration's",
+    );
+    await this.configs.recordEventsRefused(source.gatewayConfigId, refusal);
     throw new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
   }
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }

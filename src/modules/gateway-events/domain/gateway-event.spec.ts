@@ -29,8 +29,70 @@ describe('gateway events', () => {
       at: NOW,
     });
     expect(parseEnvelope({ event: 'qrcode.updated', instance: 'loja' }, NOW)).toBeNull();
-    expect(parseEnvelope([], NOW)).toBe('invalid');
-    expect(parseEnvelope({ event: 1, instance: 'loja' }, NOW)).toBe('invalid');
+  });
+
+  it('refuses, naming the field, every field it reads that cannot be applied', () => {
+    const event = (overrides: Record<string, unknown>, data: Record<string, unknown> = {}) => ({
+      event: 'messages.update',
+      instance: 'loja',
+      data: { keyId: 'K1', status: 'READ', fromMe: true, ...data },
+      ...overrides,
+    });
+    const refusals: Array<[unknown, string]> = [
+      [[], 'event'],
+      [event({ event: 1 }), 'event'],
+      [event({ instance: undefined }), 'instance'],
+      [event({ instance: 'x'.repeat(101) }), 'instance'],
+      [event({ apikey: 7 }), 'apikey'],
+      [event({ date_time: '-010000-01-01T00:00:00Z' }), 'date_time'],
+      [event({ date_time: '2008-12-31T23:59:59.000Z' }), 'date_time'],
+      [event({ date_time: '2026-11-25T03:00:01.000Z' }), 'date_time'],
+      [event({ date_time: '2026-02-30T10:00:00Z' }), 'date_time'],
+      [event({ date_time: 1764000000 }), 'date_time'],
+      [event({ data: 'x' }), 'data'],
+      [event({}, { keyId: 42 }), 'data.keyId'],
+      [event({}, { keyId: 'K'.repeat(129) }), 'data.keyId'],
+      [event({}, { status: ['READ'] }), 'data.status'],
+      [event({}, { remoteJid: {} }), 'data.remoteJid'],
+      [event({}, { fromMe: 'true' }), 'data.fromMe'],
+      [event({ event: 'messages.upsert', data: { key: 'x' } }), 'data.key'],
+      [event({ event: 'messages.upsert', data: { key: { id: 1 } } }), 'data.key.id'],
+      [event({ event: 'messages.upsert', data: { key: { fromMe: 0 } } }), 'data.key.fromMe'],
+      [
+        event({
+          event: 'messages.upsert',
+          data: { message: { conversation: 'x'.repeat(65_537) } },
+        }),
+        'data.message.conversation',
+      ],
+      [
+        event({
+          event: 'messages.upsert',
+          data: { message: { extendedTextMessage: { text: 1 } } },
+        }),
+        'data.message.extendedTextMessage.text',
+      ],
+      [event({ event: 'connection.update', data: { state: 'x'.repeat(21) } }), 'data.state'],
+      [event({ event: 'connection.update', data: { statusReason: 4.5 } }), 'data.statusReason'],
+      [event({ event: 'connection.update', data: { statusReason: '428' } }), 'data.statusReason'],
+    ];
+    for (const [body, field] of refusals) {
+      expect(() => parseEnvelope(body, NOW)).toThrow(
+        new RegExp(`[{ ]${field.replace(/\./g, '\\.')}=`),
+      );
+    }
+  });
+
+  it('believes the gateway’s date from 2009 on, reading one ahead of the receipt as the receipt', () => {
+    const at = (dateTime: string) =>
+      parseEnvelope(
+        { event: 'connection.update', instance: 'l', data: {}, date_time: dateTime },
+        NOW,
+      )?.at;
+    expect(at('2009-01-01T00:00:00Z')).toEqual(new Date('2009-01-01T00:00:00Z'));
+    expect(at('2026-11-24T09:00:00-03:00')).toEqual(new Date('2026-11-24T12:00:00Z'));
+    // Evolution writes a UTC+14 server's local time with a Z.
+    expect(at('2026-11-25T02:00:00.000Z')).toEqual(NOW);
   });
 
   it('ranks receipts and ignores what is not ours', () => {

@@ -1,3 +1,5 @@
+import { ValidationFailedError } from '../../../common/errors/domain-error';
+
 /**
  * The gateway's events as Evolution API v2.3.6 sends them (`sendDataWebhook`): an envelope
  * `{event, instance, data, destination, date_time, sender, server_url, apikey}` with the event
@@ -16,38 +18,174 @@ export interface GatewayEventEnvelope {
   instance: string;
   apikey: string | null;
   data: Record<string, unknown>;
-  /** When the gateway says it happened; the receipt time otherwise. */
+  /** When the gateway says it happened; the receipt time when absent or ahead of it. */
   at: Date;
 }
 
-/** The envelope, or null when it is not one the service listens to (acknowledged, ignored). */
-export function parseEnvelope(
-  body: unknown,
-  receivedAt: Date,
-): GatewayEventEnvelope | 'invalid' | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return 'invalid';
+type FieldErrors = Array<[field: string, message: string]>;
+
+/** WhatsApp did not exist before 2009: an older date is no event of it. */
+const EARLIEST_EVENT_MS = Date.UTC(2009, 0, 1);
+/**
+ * Evolution writes its server's local time with a trailing Z (`sendDataWebhook`), so a gateway
+ * east of UTC dates its events up to 14 hours ahead; one more hour covers clock drift.
+ */
+const LATEST_AHEAD_MS = 15 * 3_600_000;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** Message ids and JIDs are tens of characters; this bounds what a row and a log may carry. */
+const ID_MAX = 128;
+/** WhatsApp's own limit on a text message. */
+const TEXT_MAX = 65_536;
+
+/**
+ * The envelope, or null when it is not an event the service listens to (acknowledged,
+ * ignored). Every field the service reads is checked here, before anything is stored: one
+ * that cannot be applied is a 400 naming it (docs/ARCHITECTURE.md, "Gateway events").
+ */
+export function parseEnvelope(body: unknown, receivedAt: Date): GatewayEventEnvelope | null {
+  if (!isRecord(body)) {
+    throw new ValidationFailedError([['event', 'não é um evento do gateway']]);
   }
-  const { event, instance, apikey, data, date_time: dateTime } = body as Record<string, unknown>;
-  if (typeof event !== 'string' || typeof instance !== 'string') {
-    return 'invalid';
+  const errors: FieldErrors = [];
+  const event = textAt(errors, 'event', body.event, 64, true);
+  const instance = textAt(errors, 'instance', body.instance, 100, true);
+  const apikey = textAt(errors, 'apikey', body.apikey, 255);
+  const at = dateAt(errors, body.date_time, receivedAt);
+  const tracked = TRACKED_EVENTS.find((known) => known === event?.toLowerCase().replace(/_/g, '.'));
+  const data = body.data;
+  if (tracked && !isRecord(data)) {
+    errors.push(['data', 'deve ser um objeto']);
+  } else if (tracked) {
+    DATA_CHECKS[tracked](errors, data as Record<string, unknown>);
   }
-  const name = event.toLowerCase().replace(/_/g, '.');
-  const tracked = TRACKED_EVENTS.find((known) => known === name);
+  if (errors.length > 0) {
+    throw new ValidationFailedError(errors);
+  }
   if (!tracked) {
     return null;
   }
-  const at = typeof dateTime === 'string' ? new Date(dateTime) : receivedAt;
   return {
     event: tracked,
-    instance,
-    apikey: typeof apikey === 'string' && apikey !== '' ? apikey : null,
-    data:
-      typeof data === 'object' && data !== null && !Array.isArray(data)
-        ? (data as Record<string, unknown>)
-        : {},
-    at: Number.isNaN(at.getTime()) || at.getTime() > receivedAt.getTime() ? receivedAt : at,
+    instance: instance as string,
+    apikey: apikey || null,
+    data: data as Record<string, unknown>,
+    at,
   };
+}
+
+/** What each tracked event's data must hold where the processor reads it (absent or null: nothing to apply). */
+const DATA_CHECKS: Record<
+  TrackedEvent,
+  (errors: FieldErrors, data: Record<string, unknown>) => void
+> = {
+  'messages.update': (errors, data) => {
+    textAt(errors, 'data.keyId', data.keyId, ID_MAX);
+    textAt(errors, 'data.remoteJid', data.remoteJid, ID_MAX);
+    textAt(errors, 'data.status', data.status, 32);
+    flagAt(errors, 'data.fromMe', data.fromMe);
+  },
+  'messages.upsert': (errors, data) => {
+    const key = objectAt(errors, 'data.key', data.key);
+    for (const field of ['id', 'remoteJid', 'remoteJidAlt', 'senderPn'] as const) {
+      textAt(errors, `data.key.${field}`, key[field], ID_MAX);
+    }
+    flagAt(errors, 'data.key.fromMe', key.fromMe);
+    const message = objectAt(errors, 'data.message', data.message);
+    textAt(errors, 'data.message.conversation', message.conversation, TEXT_MAX);
+    const extended = objectAt(
+      errors,
+      'data.message.extendedTextMessage',
+      message.extendedTextMessage,
+    );
+    textAt(errors, 'data.message.extendedTextMessage.text', extended.text, TEXT_MAX);
+  },
+  'connection.update': (errors, data) => {
+    textAt(errors, 'data.state', data.state, 20);
+    const reason = data.statusReason;
+    if (
+      !isAbsent(reason) &&
+      !(Number.isInteger(reason) && (reason as number) >= 0 && (reason as number) <= 9999)
+    ) {
+      errors.push(['data.statusReason', 'deve ser um número inteiro entre 0 e 9999']);
+    }
+  },
+};
+
+/** Null counts as absent: Evolution sends null for what a message does not have. */
+function isAbsent(value: unknown): value is null | undefined {
+  return value === null || value === undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The text, or undefined when absent (null counts as absent); a wrong one is recorded. */
+function textAt(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+  max: number,
+  required = false,
+): string | undefined {
+  if (isAbsent(value) || (required && value === '')) {
+    if (required) {
+      errors.push([field, 'é obrigatório']);
+    }
+    return undefined;
+  }
+  if (typeof value !== 'string' || value.length > max) {
+    errors.push([field, `deve ser um texto de até ${max} caracteres`]);
+    return undefined;
+  }
+  return value;
+}
+
+function flagAt(errors: FieldErrors, field: string, value: unknown): void {
+  if (!isAbsent(value) && typeof value !== 'boolean') {
+    errors.push([field, 'deve ser true ou false']);
+  }
+}
+
+/** The object, or an empty one when absent or wrong (a wrong one is recorded). */
+function objectAt(errors: FieldErrors, field: string, value: unknown): Record<string, unknown> {
+  if (isAbsent(value)) {
+    return {};
+  }
+  if (!isRecord(value)) {
+    errors.push([field, 'deve ser um objeto']);
+    return {};
+  }
+  return value;
+}
+
+/** ISO 8601 with a zone, on a day the calendar has (JS would read 30 February as 2 March). */
+function isCalendarDateTime(value: string): boolean {
+  if (!ISO_DATE_TIME.test(value)) {
+    return false;
+  }
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
+}
+
+/**
+ * `date_time`, believed from 2009 up to the receipt time; ahead of it (see LATEST_AHEAD_MS)
+ * it reads as the receipt time. Absent: the receipt time.
+ */
+function dateAt(errors: FieldErrors, value: unknown, receivedAt: Date): Date {
+  if (isAbsent(value)) {
+    return receivedAt;
+  }
+  const at = typeof value === 'string' && isCalendarDateTime(value) ? new Date(value) : null;
+  const ms = at?.getTime() ?? Number.NaN;
+  if (!(ms >= EARLIEST_EVENT_MS && ms <= receivedAt.getTime() + LATEST_AHEAD_MS)) {
+    errors.push([
+      'date_time',
+      'deve ser uma data ISO 8601 com fuso (como 2026-11-24T12:00:00.000Z), de 2009 até a hora atual',
+    ]);
+    return receivedAt;
+  }
+  return ms > receivedAt.getTime() ? receivedAt : (at as Date);
 }
 
 const RECEIPT_RANKS: Record<string, number> = {

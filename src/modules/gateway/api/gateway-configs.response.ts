@@ -1,6 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { GatewayInstanceStatus } from '../application/gateway-configs.service';
-import type { GatewayConfig } from '../domain/gateway-config.entity';
+import {
+  EVENTS_REFUSALS,
+  type EventsRefusal,
+  type GatewayConfig,
+} from '../domain/gateway-config.entity';
 import type { ActiveSenders } from '../application/gateway-config-usage.registry';
 import type { InstanceUsage } from '../application/ports/instance-pacing';
 
@@ -23,6 +27,22 @@ export class GatewayConfigResponse {
     description: 'Estado da instância segundo o último evento connection.update recebido',
   })
   instanceState!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: null,
+    description:
+      'Quando o último evento do gateway com o segredo certo foi recusado por nomear outra instância ou outra chave (apikey); null: nenhum desde que o rastreamento foi ativado',
+  })
+  eventsRefusedAt!: string | null;
+  @ApiProperty({
+    nullable: true,
+    enum: [...EVENTS_REFUSALS, null],
+    example: null,
+    description:
+      'Por que: INSTANCE_MISMATCH (outra instância) ou APIKEY_MISMATCH (apikey que não é a chave da configuração nem o token da instância)',
+  })
+  eventsRefusedReason!: EventsRefusal | null;
   @ApiProperty({ nullable: true, type: Number, example: 1000 }) dailyLimit!: number | null;
   @ApiProperty({ nullable: true, type: Number, example: 50 }) warmupStartPerDay!: number | null;
   @ApiProperty({ nullable: true, type: Number, example: 20 }) warmupGrowthPercent!: number | null;
@@ -126,6 +146,8 @@ export function toGatewayConfigResponse(config: GatewayConfig): GatewayConfigRes
     instance: config.instance,
     trackDelivery: config.trackDelivery,
     instanceState: config.instanceState,
+    eventsRefusedAt: config.eventsRefusedAt?.toISOString() ?? null,
+    eventsRefusedReason: config.eventsRefusedReason,
     dailyLimit: config.dailyLimit,
     warmupStartPerDay: config.warmupStartPerDay,
     warmupGrowthPercent: config.warmupGrowthPercent,

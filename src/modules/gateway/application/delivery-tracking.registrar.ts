@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
+import { secretsEqual } from '../../../common/crypto/hashing';
+import { SecretBox } from '../../../common/crypto/secret-box';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { classifyAddress } from '../../../common/outbound/address-classification';
 import { Clock } from '../../../common/time/clock';
@@ -7,6 +9,7 @@ import { AppConfig } from '../../../config/app-config.service';
 import type { GatewayConfig } from '../domain/gateway-config.entity';
 import { gatewayFailure } from '../domain/gateway-config.errors';
 import { GatewayError, GatewayTarget, MessagingGateway } from '../domain/messaging-gateway';
+import { GatewayConfigsRepository } from './ports/gateway-configs.repository';
 
 /** The header the gateway sends with every event; its value is the configuration's secret. */
 export const EVENTS_SECRET_HEADER = 'x-campaign-service-secret';
@@ -17,6 +20,11 @@ export function secretHash(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
+/** Binds a sealed instance token to its company, as API keys are bound. */
+export function instanceTokenContext(companyId: number): string {
+  return `gateway-instance-token:${companyId}`;
+}
+
 /**
  * Registers the service's own inbound URL as the instance's webhook (Evolution API
  * `POST /webhook/set`), with a secret header generated for each registration, and removes it
@@ -24,8 +32,12 @@ export function secretHash(secret: string): string {
  */
 @Injectable()
 export class DeliveryTrackingRegistrar {
+  private readonly logger = new Logger(DeliveryTrackingRegistrar.name);
+
   constructor(
     private readonly gateway: MessagingGateway,
+    private readonly configs: GatewayConfigsRepository,
+    private readonly secrets: SecretBox,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
@@ -47,15 +59,72 @@ export class DeliveryTrackingRegistrar {
       ]);
     }
     const secret = randomBytes(32).toString('base64url');
-    await this.ask(() =>
-      this.gateway.setWebhook(target, {
-        enabled: true,
-        url,
-        headers: { [EVENTS_SECRET_HEADER]: secret },
-        events: TRACKED_GATEWAY_EVENTS,
-      }),
-    );
-    config.startTracking(secretHash(secret), this.clock.now());
+    const before = config.tracking;
+    const token = await this.instanceTokenOf(config, target);
+    config.startTracking(secretHash(secret), token && this.seal(config, token), this.clock.now());
+    // Written (and announced to every instance) before the gateway knows the secret, so that
+    // its first event is never refused; the old secret stops working here.
+    await this.configs.saveTracking(config);
+    try {
+      await this.ask(() =>
+        this.gateway.setWebhook(target, {
+          enabled: true,
+          url,
+          headers: { [EVENTS_SECRET_HEADER]: secret },
+          events: TRACKED_GATEWAY_EVENTS,
+        }),
+      );
+    } catch (error) {
+      config.restoreTracking(before);
+      await this.configs.saveTracking(config);
+      throw error;
+    }
+  }
+
+  /**
+   * Asks the gateway for the instance's token again, for an event whose apikey the
+   * configuration does not know (tracking registered before tokens were learned, or the
+   * instance created again): true, and the token recorded, when it is that apikey.
+   */
+  async learnInstanceToken(
+    config: GatewayConfig,
+    target: GatewayTarget,
+    apikey: string,
+  ): Promise<boolean> {
+    const token = await this.instanceTokenOf(config, target);
+    if (!token || !secretsEqual(token, apikey)) {
+      return false;
+    }
+    config.learnInstanceToken(this.seal(config, token));
+    await this.configs.saveTracking(config);
+    return true;
+  }
+
+  /**
+   * The instance's own token when it differs from the configuration's key: Evolution puts it
+   * in every event's `apikey`. Null when the gateway does not tell it; tracking works without
+   * it for gateways that send no `apikey` (AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES off).
+   */
+  private async instanceTokenOf(
+    config: GatewayConfig,
+    target: GatewayTarget,
+  ): Promise<string | null> {
+    const token = await this.gateway.instanceToken(target).catch((error: unknown) => {
+      this.logger.warn(
+        {
+          configurationId: config.id,
+          reason: error instanceof GatewayError ? error.kind : 'unexpected',
+          httpStatus: error instanceof GatewayError ? error.httpStatus : undefined,
+        },
+        'Instance token not learned; events carrying it will be refused',
+      );
+      return null;
+    });
+    return token && token !== target.apiKey ? token : null;
+  }
+
+  private seal(config: GatewayConfig, token: string): string {
+    return this.secrets.encrypt(token, instanceTokenContext(config.companyId));
   }
 
   /** Turns our webhook off; a webhook somebody else set since is left alone. */

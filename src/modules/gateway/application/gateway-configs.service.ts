@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { ExpiringMap } from '../../../common/caching/expiring-map';
 import { SecretBox, SecretBoxError } from '../../../common/crypto/secret-box';
@@ -7,6 +7,7 @@ import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.gu
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { Clock } from '../../../common/time/clock';
 import {
+  EventsRefusal,
   GatewayConfig,
   GatewayConfigFields,
   InstanceLimits,
@@ -24,7 +25,11 @@ import {
   MessagingGateway,
 } from '../domain/messaging-gateway';
 import { GatewayConfigsRepository } from './ports/gateway-configs.repository';
-import { DeliveryTrackingRegistrar, secretHash } from './delivery-tracking.registrar';
+import {
+  DeliveryTrackingRegistrar,
+  instanceTokenContext,
+  secretHash,
+} from './delivery-tracking.registrar';
 import { ActiveSenders, GatewayConfigUsageRegistry } from './gateway-config-usage.registry';
 
 export interface GatewayConfigInput {
@@ -46,7 +51,8 @@ export interface EventsSource {
   gatewayConfigId: number;
   companyId: number;
   instance: string;
-  apiKey: string;
+  /** What an event's `apikey` may be: the configuration's key, and the instance's own token. */
+  apiKeys: string[];
 }
 
 /** What other modules may show or store about a configuration (docs/API-RULES.md §3). */
@@ -82,11 +88,23 @@ function limitsOf(input: Partial<InstanceLimits>): Partial<InstanceLimits> {
   };
 }
 
-/** How long an events source stays cached; a stopped tracking is refused within this time. */
-const EVENTS_SOURCE_TTL_MS = 5_000;
+/**
+ * How long an events source stays cached. Every change to a configuration drops it at once on
+ * every instance (GatewayConfigsRepository.watchChanges); this bounds a lost notification.
+ */
+const EVENTS_SOURCE_TTL_MS = 30_000;
+/** A configuration's refused events are written down at most this often. */
+const REFUSAL_RECORD_INTERVAL_MS = 10_000;
+/** The gateway is asked for an instance's token again at most this often per configuration. */
+const TOKEN_LOOKUP_INTERVAL_MS = 5 * 60_000;
+
+interface KnownSource {
+  hash: Buffer;
+  source: EventsSource;
+}
 
 @Injectable()
-export class GatewayConfigsService {
+export class GatewayConfigsService implements OnApplicationBootstrap {
   constructor(
     private readonly configs: GatewayConfigsRepository,
     private readonly secrets: SecretBox,
@@ -98,10 +116,24 @@ export class GatewayConfigsService {
     private readonly pacing: InstancePacing,
   ) {}
 
-  private readonly eventsSources = new ExpiringMap<
-    number,
-    { hash: Buffer; source: EventsSource } | null
-  >(EVENTS_SOURCE_TTL_MS, 10_000);
+  private readonly eventsSources = new ExpiringMap<number, KnownSource | null>(
+    EVENTS_SOURCE_TTL_MS,
+    10_000,
+  );
+  /** Moves on every change heard of: a lookup that started before one does not cache its answer. */
+  private eventsSourcesGeneration = 0;
+  private readonly recentRefusals = new ExpiringMap<number, true>(
+    REFUSAL_RECORD_INTERVAL_MS,
+    10_000,
+  );
+  private readonly recentTokenLookups = new ExpiringMap<number, true>(
+    TOKEN_LOOKUP_INTERVAL_MS,
+    10_000,
+  );
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.configs.watchChanges((id) => this.forgetEventsSource(id));
+  }
 
   async create(
     companyId: number,
@@ -177,34 +209,97 @@ export class GatewayConfigsService {
 
   /**
    * The configuration an inbound event names, when it tracks delivery and the event carries
-   * its secret (compared in constant time); null otherwise. Cached for a few seconds: events
-   * come in bursts of thousands.
+   * its secret (compared in constant time); null otherwise, a deleted configuration included.
+   * Cached: events come in bursts of thousands.
    */
   async eventsSource(configId: number, secret: string): Promise<EventsSource | null> {
-    let entry = this.eventsSources.get(configId);
-    if (!entry) {
-      const config = await this.configs.findById(configId);
-      const value =
-        config?.trackDelivery && config.eventsSecretHash
-          ? {
-              hash: Buffer.from(config.eventsSecretHash, 'hex'),
-              source: {
-                gatewayConfigId: config.id,
-                companyId: config.companyId,
-                instance: config.instance,
-                apiKey: this.openKey(config),
-              },
-            }
-          : null;
-      this.eventsSources.set(configId, value);
-      entry = { value };
-    }
-    const known = entry.value;
+    const known = (this.eventsSources.get(configId) ?? (await this.loadEventsSource(configId)))
+      .value;
     if (!known) {
       return null;
     }
     const presented = Buffer.from(secretHash(secret), 'hex');
     return timingSafeEqual(presented, known.hash) ? known.source : null;
+  }
+
+  /**
+   * Shows on the configuration that an event carrying its secret was refused (written at most
+   * once per REFUSAL_RECORD_INTERVAL_MS: a gateway may send thousands a minute).
+   */
+  async recordEventsRefused(configId: number, reason: EventsRefusal): Promise<void> {
+    if (this.recentRefusals.get(configId)) {
+      return;
+    }
+    this.recentRefusals.set(configId, true);
+    await this.configs.recordEventsRefused(configId, reason, this.clock.now());
+  }
+
+  /**
+   * For an event with the right secret whose apikey is not known: asks the gateway whether it
+   * is the instance's current token (at most once per TOKEN_LOOKUP_INTERVAL_MS per
+   * configuration), and records it when it is. True: the apikey is the instance's token.
+   */
+  async learnInstanceToken(configId: number, apikey: string): Promise<boolean> {
+    if (this.recentTokenLookups.get(configId)) {
+      return false;
+    }
+    this.recentTokenLookups.set(configId, true);
+    const learn = async (): Promise<boolean> => {
+      const config = await this.configs.findById(configId);
+      return (
+        !!config?.trackDelivery &&
+        this.tracking.learnInstanceToken(config, this.targetOf(config), apikey)
+      );
+    };
+    return learn().catch(() => false);
+  }
+
+  private async loadEventsSource(configId: number): Promise<{ value: KnownSource | null }> {
+    const generation = this.eventsSourcesGeneration;
+    const config = await this.configs.findById(configId);
+    const value =
+      config?.trackDelivery && config.eventsSecretHash
+        ? {
+            hash: Buffer.from(config.eventsSecretHash, 'hex'),
+            source: {
+              gatewayConfigId: config.id,
+              companyId: config.companyId,
+              instance: config.instance,
+              apiKeys: this.eventKeysOf(config),
+            },
+          }
+        : null;
+    if (generation === this.eventsSourcesGeneration) {
+      this.eventsSources.set(configId, value);
+    }
+    return { value };
+  }
+
+  /**
+   * The keys an event's apikey may be, those that still open (ENCRYPTION_KEY unchanged): the
+   * secret header alone authenticates the event, so an unreadable key refuses only the events
+   * that carry it, and that shows on the configuration.
+   */
+  private eventKeysOf(config: GatewayConfig): string[] {
+    const sealed: Array<[string | null, string]> = [
+      [config.apiKeyEncrypted, keyContext(config.companyId)],
+      [config.instanceTokenEncrypted, instanceTokenContext(config.companyId)],
+    ];
+    return sealed.flatMap(([value, context]) => {
+      try {
+        return value ? [this.secrets.decrypt(value, context)] : [];
+      } catch (error) {
+        if (error instanceof SecretBoxError) {
+          return [];
+        }
+        throw error;
+      }
+    });
+  }
+
+  private forgetEventsSource(configId: number): void {
+    this.eventsSourcesGeneration += 1;
+    this.eventsSources.delete(configId);
   }
 
   /**

@@ -21,6 +21,17 @@ export interface InstanceLimits {
 
 export const DEFAULT_WARMUP_GROWTH_PERCENT = 20;
 
+/** Why an event carrying the right secret was refused: the other fields named someone else. */
+export const EVENTS_REFUSALS = ['INSTANCE_MISMATCH', 'APIKEY_MISMATCH'] as const;
+export type EventsRefusal = (typeof EVENTS_REFUSALS)[number];
+
+/** What the service's webhook on the instance is known by, kept as one unit. */
+export interface TrackingState {
+  trackDelivery: boolean;
+  eventsSecretHash: string | null;
+  instanceTokenEncrypted: string | null;
+}
+
 /** A saved gateway instance that campaigns, automations and gateway sync refer to by id. */
 @Entity({ name: 'gateway_configs' })
 @Index('gateway_configs_company_id_id_idx', ['companyId', 'id'])
@@ -40,6 +51,17 @@ export class GatewayConfig implements GatewayConfigFields, InstanceLimits {
   /** SHA-256 (hex) of the secret header the gateway sends with each event; null when not tracking. */
   @Column({ name: 'events_secret_hash', type: 'varchar', length: 64, nullable: true })
   eventsSecretHash!: string | null;
+  /**
+   * The instance's own token (SecretBox text), learned from the gateway when tracking starts:
+   * Evolution puts it in every event's `apikey`, whatever key the configuration holds.
+   */
+  @Column({ name: 'instance_token_encrypted', type: 'text', nullable: true })
+  instanceTokenEncrypted!: string | null;
+  /** When an event with the right secret was last refused (its instance or apikey did not match). */
+  @Column({ name: 'events_refused_at', type: 'timestamptz', nullable: true })
+  eventsRefusedAt!: Date | null;
+  @Column({ name: 'events_refused_reason', type: 'varchar', length: 20, nullable: true })
+  eventsRefusedReason!: EventsRefusal | null;
   /** The instance's state as its last connection.update event said (open, close, …). */
   @Column({ name: 'instance_state', type: 'varchar', length: 20, nullable: true })
   instanceState!: string | null;
@@ -64,6 +86,9 @@ export class GatewayConfig implements GatewayConfigFields, InstanceLimits {
     config.instance = fields.instance;
     config.trackDelivery = false;
     config.eventsSecretHash = null;
+    config.instanceTokenEncrypted = null;
+    config.eventsRefusedAt = null;
+    config.eventsRefusedReason = null;
     config.instanceState = null;
     config.instanceStateReason = null;
     config.instanceStateAt = null;
@@ -75,20 +100,53 @@ export class GatewayConfig implements GatewayConfigFields, InstanceLimits {
     return config;
   }
 
-  /** Our webhook is registered on the instance with a new secret, known here by its hash. */
-  startTracking(secretHash: string, now: Date): void {
-    this.trackDelivery = true;
-    this.eventsSecretHash = secretHash;
+  /**
+   * Our webhook is (being) registered on the instance with a new secret, known here by its
+   * hash, and the instance's token when the gateway told it; earlier refusals are forgotten.
+   */
+  startTracking(secretHash: string, instanceTokenEncrypted: string | null, now: Date): void {
+    this.restoreTracking({
+      trackDelivery: true,
+      eventsSecretHash: secretHash,
+      instanceTokenEncrypted,
+    });
+    this.eventsRefusedAt = null;
+    this.eventsRefusedReason = null;
     this.updatedAt = now;
   }
 
   /** Our webhook is gone from the instance: events for this configuration are refused. */
   stopTracking(now: Date): void {
     if (this.trackDelivery || this.eventsSecretHash) {
-      this.trackDelivery = false;
-      this.eventsSecretHash = null;
+      this.restoreTracking({
+        trackDelivery: false,
+        eventsSecretHash: null,
+        instanceTokenEncrypted: null,
+      });
       this.updatedAt = now;
     }
+  }
+
+  /** The instance's token, learned again while tracking (its events carry it). */
+  learnInstanceToken(instanceTokenEncrypted: string): void {
+    if (this.trackDelivery) {
+      this.instanceTokenEncrypted = instanceTokenEncrypted;
+    }
+  }
+
+  get tracking(): TrackingState {
+    return {
+      trackDelivery: this.trackDelivery,
+      eventsSecretHash: this.eventsSecretHash,
+      instanceTokenEncrypted: this.instanceTokenEncrypted,
+    };
+  }
+
+  /** Back to a state read earlier, when the gateway refused the registration that followed it. */
+  restoreTracking(state: TrackingState): void {
+    this.trackDelivery = state.trackDelivery;
+    this.eventsSecretHash = state.eventsSecretHash;
+    this.instanceTokenEncrypted = state.instanceTokenEncrypted;
   }
 
   /** Sets the limits given (null clears one); a warm-up without its growth grows 20 % a day. */

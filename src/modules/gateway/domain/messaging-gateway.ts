@@ -195,6 +195,12 @@ export abstract class MessagingGateway {
   /** Replaces the instance's one webhook (POST /webhook/set). */
   abstract setWebhook(target: GatewayTarget, settings: InstanceWebhookSettings): Promise<void>;
 
+  /**
+   * The instance's own token (GET /instance/fetchInstances), which the gateway puts in its
+   * events' `apikey`; null when the gateway does not show it.
+   */
+  abstract instanceToken(target: GatewayTarget): Promise<string | null>;
+
   /** Reads retry transient failures a few times inside a short budget. */
   abstract connectionState(target: GatewayTarget): Promise<InstanceConnectionState>;
   abstract findContacts(target: GatewayTarget): Promise<GatewayContact[]>;

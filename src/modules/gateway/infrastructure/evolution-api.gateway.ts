@@ -31,6 +31,7 @@ import {
   SendEndpoint,
   toChats,
   toConnectionState,
+  toInstanceToken,
   toContacts,
   toGroups,
   toInstanceWebhook,
@@ -175,6 +176,20 @@ export class EvolutionApiGateway extends MessagingGateway {
         timeoutMs: READ_TIMEOUT_MS,
       },
       () => undefined,
+    );
+  }
+
+  async instanceToken(target: GatewayTarget): Promise<string | null> {
+    return this.read(
+      target,
+      {
+        operation: 'fetch_instances',
+        method: 'GET',
+        path: '/instance/fetchInstances',
+        query: { instanceName: target.instance },
+        timeoutMs: READ_TIMEOUT_MS,
+      },
+      (body) => toInstanceToken(body, target.instance),
     );
   }
 

@@ -149,6 +149,17 @@ export function toConnectionState(body: unknown): InstanceConnectionState {
   return KNOWN_STATES.find((known) => known === state) ?? 'unknown';
 }
 
+/**
+ * `fetchInstances?instanceName=` answers the gateway's instance rows (Prisma `Instance`, every
+ * column: `name`, `token`, …) in an array, with the global key or the instance's own token.
+ */
+export function toInstanceToken(body: unknown, instance: string): string | null {
+  const row = Array.isArray(body)
+    ? body.map(record).find((candidate) => candidate.name === instance)
+    : undefined;
+  return text(row?.token);
+}
+
 function rowsOf(body: unknown, what: string): Record<string, unknown>[] {
   if (!Array.isArray(body)) {
     throw new GatewayError('rejected', `Resposta inesperada do gateway ao listar ${what}`);

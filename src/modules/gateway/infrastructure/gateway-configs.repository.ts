@@ -3,19 +3,32 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
 import { queryRows } from '../../../database/query-rows';
-import { GatewayConfig } from '../domain/gateway-config.entity';
+import { EventsRefusal, GatewayConfig } from '../domain/gateway-config.entity';
 import { GATEWAY_CONFIG } from '../domain/gateway-config.errors';
+import { PgNotifications } from '../../../common/work/pg-notifications';
 import { GatewayConfigsRepository } from '../application/ports/gateway-configs.repository';
 
 const FOREIGN_KEY_VIOLATION = '23503';
+/** Every committed change to a configuration, announced with its id as the payload. */
+const CHANGES_CHANNEL = 'gateway_configs';
 
 @Injectable()
 export class PgGatewayConfigsRepository
   extends TenantRepository<GatewayConfig>
   implements GatewayConfigsRepository
 {
-  constructor(@InjectRepository(GatewayConfig) configs: Repository<GatewayConfig>) {
+  private readonly changeListeners: Array<(id: number) => void> = [];
+
+  constructor(
+    @InjectRepository(GatewayConfig) configs: Repository<GatewayConfig>,
+    private readonly notifications: PgNotifications,
+  ) {
     super(configs, GATEWAY_CONFIG);
+  }
+
+  async watchChanges(listener: (id: number) => void): Promise<void> {
+    this.changeListeners.push(listener);
+    await this.notifications.subscribe(CHANGES_CHANNEL, (payload) => listener(Number(payload)));
   }
 
   /** Newest first; ids grow with creation, so the (company_id, id) index serves the order. */
@@ -44,14 +57,36 @@ export class PgGatewayConfigsRepository
     return rows.length > 0;
   }
 
-  save(config: GatewayConfig): Promise<GatewayConfig> {
-    return this.repository.save(config);
+  async save(config: GatewayConfig): Promise<GatewayConfig> {
+    const saved = await this.repository.save(config);
+    await this.announce(saved.id);
+    return saved;
+  }
+
+  async saveTracking(config: GatewayConfig): Promise<void> {
+    await this.repository.update(config.id, {
+      ...config.tracking,
+      eventsRefusedAt: config.eventsRefusedAt,
+      eventsRefusedReason: config.eventsRefusedReason,
+      updatedAt: config.updatedAt,
+    });
+    await this.announce(config.id);
+  }
+
+  async recordEventsRefused(id: number, reason: EventsRefusal, at: Date): Promise<void> {
+    await this.repository.update(id, { eventsRefusedAt: at, eventsRefusedReason: reason });
+  }
+
+  private async announce(id: number): Promise<void> {
+    this.changeListeners.forEach((listener) => listener(id));
+    await this.repository.query(`SELECT pg_notify($1, $2)`, [CHANGES_CHANNEL, String(id)]);
   }
 
   /** 'referenced' when another table's foreign key still points at the row (nothing deleted). */
   async delete(companyId: number, id: number): Promise<'deleted' | 'referenced'> {
     try {
       await this.repository.delete({ companyId, id });
+      await this.announce(id);
       return 'deleted';
     } catch (error) {
       if (

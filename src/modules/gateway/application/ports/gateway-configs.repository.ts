@@ -1,5 +1,6 @@
 import { OwnedResources } from '../../../../common/tenancy/owned-resource';
-import type { GatewayConfig } from '../../domain/gateway-config.entity';
+import type { EventsRefusal, GatewayConfig } from '../../domain/gateway-config.entity';
+
 export abstract class GatewayConfigsRepository extends OwnedResources<GatewayConfig> {
   /** Newest first; ids grow with creation, so the (company_id, id) index serves the order. */
   abstract listNewestFirst(companyId: number): Promise<GatewayConfig[]>;
@@ -11,7 +12,16 @@ export abstract class GatewayConfigsRepository extends OwnedResources<GatewayCon
     reason: number | null,
     at: Date,
   ): Promise<boolean>;
+  /**
+   * Calls `listener` with a configuration's id after each of its changes commits: at once for a
+   * change made by this instance, through a notification for one made by another instance.
+   */
+  abstract watchChanges(listener: (id: number) => void): Promise<void>;
   abstract save(config: GatewayConfig): Promise<GatewayConfig>;
+  /** Writes only the webhook's state (TrackingState and the refusal), nothing else of the row. */
+  abstract saveTracking(config: GatewayConfig): Promise<void>;
+  /** Remembers that an event with the right secret was refused, and why. */
+  abstract recordEventsRefused(id: number, reason: EventsRefusal, at: Date): Promise<void>;
   /** 'referenced' when another table's foreign key still points at the row (nothing deleted). */
   abstract delete(companyId: number, id: number): Promise<'deleted' | 'referenced'>;
 }

@@ -1,0 +1,82 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import { UnauthorizedError } from '../../../common/errors/domain-error';
+import { Metrics } from '../../../common/metrics/metrics';
+import {
+  anonymousWindowOf,
+  answerRateLimit,
+} from '../../../common/rate-limit/rate-limit.middleware';
+import { RateLimiter } from '../../../common/rate-limit/rate-limiter';
+import { AppConfig } from '../../../config/app-config.service';
+import { EVENTS_SECRET_HEADER } from '../../gateway/application/delivery-tracking.registrar';
+import {
+  EventsSource,
+  GatewayConfigsService,
+} from '../../gateway/application/gateway-configs.service';
+
+/** Everything under the events route, matched as Express routes: without regard to case. */
+const EVENTS_ROUTES = /^\/api\/gateway-events(\/|$)/i;
+/** The one route that takes events: a configuration's id (IdParamPipe's range). */
+const EVENTS_ROUTE = /^\/api\/gateway-events\/([1-9]\d{0,9})\/?$/i;
+const MAX_ID = 2_147_483_647;
+
+const sources = new WeakMap<IncomingMessage, EventsSource>();
+
+/** The configuration the gate found for this request (its secret matched); undefined otherwise. */
+export function eventsSourceOf(request: IncomingMessage): EventsSource | undefined {
+  return sources.get(request);
+}
+
+/**
+ * Runs before any body is read: an events request whose secret header does not open a
+ * configuration that tracks delivery (a deleted one included) is answered 401 at once, its
+ * body unread and its connection closed, so a stranger's megabyte costs a header and a cached
+ * lookup. Such failures count against the address's anonymous budget (429 past it, with the
+ * X-RateLimit-* headers); events that pass never do, so a gateway that also carries a deleted
+ * configuration's events keeps delivering everyone else's.
+ */
+@Injectable()
+export class GatewayEventsGate implements NestMiddleware {
+  constructor(
+    private readonly configs: GatewayConfigsService,
+    private readonly limiter: RateLimiter,
+    private readonly metrics: Metrics,
+    private readonly config: AppConfig,
+  ) {}
+
+  use(request: Request, response: Response, next: NextFunction): void {
+    if (!EVENTS_ROUTES.test(request.path)) {
+      next();
+      return;
+    }
+    this.sourceOf(request)
+      .then((source) =>
+        source ? void sources.set(request, source) : this.refuse(request, response),
+      )
+      .then(() => next(), next);
+  }
+
+  private async sourceOf(request: Request): Promise<EventsSource | null> {
+    const id = Number(EVENTS_ROUTE.exec(request.path)?.[1]);
+    const secret = request.headers[EVENTS_SECRET_HEADER];
+    if (!(id <= MAX_ID) || typeof secret !== 'string' || secret === '') {
+      return null;
+    }
+    return this.configs.eventsSource(id, secret);
+  }
+
+  private async refuse(request: Request, response: Response): Promise<never> {
+    response.setHeader('Connection', 'close');
+    response.once('finish', () => request.socket.destroy());
+    const outcomes = await this.limiter.hitAll([anonymousWindowOf(request, this.config)]);
+    try {
+      answerRateLimit(response, outcomes);
+    } catch (limited) {
+      this.metrics.countGatewayEventRefused('rate_limited');
+      throw limited;
+    }
+    this.metrics.countGatewayEventRefused('secret');
+    throw new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
+  }
+}

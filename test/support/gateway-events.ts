@@ -1,0 +1,55 @@
+import { connectedInstance } from './campaigns';
+import type { FakeEvolutionApi } from './fake-evolution-api';
+import type { TestCompany } from './test-app';
+
+/** The header the service registers on the instance's webhook, carrying the secret. */
+export const EVENTS_SECRET_HEADER = 'x-campaign-service-secret';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Reads until `done` holds (every 50 ms, `ms` at most); throws with the last value otherwise. */
+export async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  ms = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await sleep(50);
+    value = await read();
+  }
+  if (!done(value)) {
+    throw new Error(`condition not reached; last: ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A configuration of a new connected instance of the fake, tracking delivery. */
+export async function trackedConfig(
+  fake: FakeEvolutionApi,
+  company: TestCompany,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: number; instance: string; apiKey: string }> {
+  const gw = connectedInstance(fake);
+  const created = await company
+    .post('/api/gateway-configs', {
+      name: 'Principal',
+      url: fake.url,
+      apiKey: gw.apiKey,
+      instance: gw.instance,
+      trackDelivery: true,
+      ...extra,
+    })
+    .expect(201);
+  return { id: created.body.id, ...gw };
+}
+
+/** The secret the service registered on the instance's webhook. */
+export function eventsSecretOf(fake: FakeEvolutionApi, instance: string): string {
+  const secret = fake.webhookOf(instance)?.headers[EVENTS_SECRET_HEADER];
+  if (!secret) {
+    throw new Error(`no events secret registered on ${instance}`);
+  }
+  return secret;
+}
