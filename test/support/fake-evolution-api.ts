@@ -619,9 +619,6 @@ export class FakeEvolutionApi {
     if (request.method === 'GET' && request.path === '/instance/fetchInstances') {
       return this.fetchInstances(request);
     }
-    if (request.method === 'GET' && request.path === '/instance/fetchInstances') {
-      return this.fetchInstances(request);
-    }
     const handler = this.handlerFor(request.method, segments);
     if (!handler) {
       return envelope(404, [`Cannot ${request.method} ${request.path}`]);
@@ -647,35 +644,6 @@ export class FakeEvolutionApi {
       return envelope(400, ['Unexpected token in JSON body']);
     }
     return handler.handle(name, instance, request);
-  }
-
-  /**
-   * Evolution API v2.3.6 `fetchInstances` (instance.controller.ts, monitor.service.ts): the
-   * global key sees any instance, an instance's own token (here its `apiKey`) only its own;
-   * the answer is the instances' database rows, `token` included. Only `name` and `token`
-   * are modelled of a row.
-   */
-  private fetchInstances(request: FakeRequest): Reply {
-    const apikey = request.headers.apikey;
-    const name = request.query.instanceName;
-    const global = this.options.globalApiKey !== undefined && apikey === this.options.globalApiKey;
-    const rows = [...this.instances]
-      .filter(
-        ([candidate, instance]) =>
-          (global || instance.apiKey === apikey) && (!name || candidate === name),
-      )
-      .map(([candidate, instance]) => ({
-        name: candidate,
-        connectionStatus: instance.state ?? 'close',
-        token: instance.apiKey,
-      }));
-    if (!apikey || (!global && rows.length === 0)) {
-      return envelope(401, 'Unauthorized');
-    }
-    if (name && rows.length === 0) {
-      return envelope(404, [`Instance "${name}" not found`]);
-    }
-    return { status: 200, body: rows };
   }
 
   private handlerFor(
