@@ -8,6 +8,7 @@ import {
   Registry,
 } from 'prom-client';
 import type {
+  GatewayEventKind,
   GatewayOperation,
   GatewayOutcome,
   ImportKind,
@@ -82,6 +83,13 @@ export class Metrics implements OnApplicationShutdown {
     name: `${METRIC_PREFIX}webhook_deliveries_total`,
     help: 'Webhook delivery attempts that ended, by outcome (delivered, retry later, failed for good)',
     labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly gatewayEventsSetAside = new Counter({
+    name: `${METRIC_PREFIX}gateway_events_set_aside_total`,
+    help: 'Gateway events that failed on their own when applied, set aside with their reason (gateway_events.failed_at) instead of blocking the others, by event',
+    labelNames: ['event'] as const,
     registers: [this.registry],
   });
 
@@ -177,6 +185,13 @@ export class Metrics implements OnApplicationShutdown {
   countWebhookDeliveries(outcome: WebhookDeliveryOutcome, count = 1): void {
     if (count > 0) {
       this.webhookDeliveries.inc({ outcome }, count);
+    }
+  }
+
+  /** Gateway events set aside; call after the change committed. */
+  countGatewayEventsSetAside(event: GatewayEventKind, count = 1): void {
+    if (count > 0) {
+      this.gatewayEventsSetAside.inc({ event }, count);
     }
   }
 
