@@ -158,4 +158,58 @@ describe('a gateway event that fails when applied', () => {
     expect(await setAsideCount('messages.update')).toBe(0);
     expect(await setAsideCount('connection.update')).toBe(0);
   });
+
+  it('sets aside each bad event of a batch, and applies every other event of it', async () => {
+    const a = await TestCompany.register(t.http);
+    const configA = await trackedConfig(a, fake);
+    const sent = await startCampaign(a, configA.id, { contacts: phones(20, 9750) });
+    await waitForCampaign(a, sent.id, (x) => x.status === 'COMPLETED');
+    const { rows: keys } = await db().query(
+      `SELECT gateway_message_id AS key FROM campaign_contacts WHERE campaign_id = $1 ORDER BY id`,
+      [sent.id],
+    );
+    const b = await TestCompany.register(t.http);
+    const configB = await trackedConfig(b, fake);
+    const bad = (at: string) => ({ data: { keyId: 'x', fromMe: true, status: 'READ' }, at });
+    const rows = keys.map((row: { key: string }) => ({
+      config: configA.id,
+      company: a.id,
+      payload: {
+        data: { keyId: row.key, fromMe: true, status: 'READ' },
+        at: new Date().toISOString(),
+      },
+    }));
+    // Two bad events among twenty good ones, stored in one statement: claimed as one batch.
+    rows.splice(5, 0, { config: configB.id, company: b.id, payload: bad(OUT_OF_RANGE) });
+    rows.splice(15, 0, { config: configB.id, company: b.id, payload: bad('not a date') });
+    await db().query(
+      `INSERT INTO gateway_events (gateway_config_id, company_id, event, payload)
+       SELECT config, company, 'messages.update', payload
+         FROM unnest($1::int[], $2::int[], $3::jsonb[]) AS e(config, company, payload)`,
+      [rows.map((r) => r.config), rows.map((r) => r.company), rows.map((r) => r.payload)],
+    );
+
+    await until(
+      async () => (await a.get(`/api/campaigns/${sent.id}`)).body.readContacts,
+      (read) => read === 20,
+      5_000,
+    );
+    const setAside = await until(
+      async () =>
+        (
+          await db().query(
+            `SELECT failure FROM gateway_events WHERE company_id = $1 AND failed_at IS NOT NULL
+              ORDER BY id`,
+            [b.id],
+          )
+        ).rows.map((row) => row.failure),
+      (failures) => failures.length === 2,
+      5_000,
+    );
+    expect(setAside).toEqual([
+      expect.stringMatching(/^22008: .*out of range/),
+      expect.stringMatching(/^22007: /),
+    ]);
+    expect(await countRows('gateway_events', 'company_id = $1', [a.id])).toBe(0);
+  });
 });
