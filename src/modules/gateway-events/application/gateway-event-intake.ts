@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { withoutSupersededConnections } from '../domain/connection-events';
 import {
+  eventData,
   eventTime,
   GatewayEventsRepository,
   IncomingGatewayEvent,
@@ -19,8 +20,9 @@ interface Waiting {
 /**
  * Stores each event before its request is answered, batching the events that arrive while
  * writes are under way into one INSERT each: a burst of thousands a second costs tens of
- * statements a second, and every 200 still means "stored". Of one configuration's connection
- * events in a batch only the latest is written (the processor would keep no other). A batch
+ * statements a second, and every 200 still means "stored" (or superseded: of one
+ * configuration's connection events in a batch, only the latest and any logout are written,
+ * which is all the processor would keep, withoutSupersededConnections). A batch
  * that fails is written again event by event, so that one event that cannot be stored fails
  * only its own request.
  */
@@ -63,6 +65,7 @@ export class GatewayEventIntake {
       batch.map(({ event }) => ({
         gatewayConfigId: event.gatewayConfigId,
         event: event.event,
+        data: eventData(event.payload),
         at: eventTime(event.payload, now),
         stored: event,
       })),

@@ -25,6 +25,7 @@ import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import { isOptOut, receiptOf, replyOf } from '../domain/gateway-event';
 import { CoalescedConnection, coalesceConnections } from '../domain/connection-events';
 import {
+  eventData,
   eventTime,
   GATEWAY_EVENTS_CHANNEL,
   GatewayEventsRepository,
@@ -210,7 +211,8 @@ export class GatewayEventProcessor
   private async applyConnections(): Promise<number> {
     const leased = await this.events.leaseConnections(CONNECTION_CONFIGS, CONNECTION_LEASE_MS);
     const byConfig = new Map<number, StoredGatewayEvent[]>();
-    for (const event of leased) {
+    // In arrival order (the ids'), which decides between events of the same time.
+    for (const event of leased.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
       byConfig.set(event.gatewayConfigId, [...(byConfig.get(event.gatewayConfigId) ?? []), event]);
     }
     for (const [gatewayConfigId, events] of byConfig) {
@@ -225,7 +227,7 @@ export class GatewayEventProcessor
     events: StoredGatewayEvent[],
   ): Promise<void> {
     const coalesced = coalesceConnections(
-      events.map((stored) => ({ data: dataOf(stored), at: atOf(stored), stored })),
+      events.map((stored) => ({ data: eventData(stored.payload), at: atOf(stored), stored })),
     );
     let setAside: StoredGatewayEvent | null = null;
     try {
@@ -250,7 +252,7 @@ export class GatewayEventProcessor
   ): Promise<Set<string>> {
     const receipts: Array<{ event: StoredGatewayEvent; receipt: Receipt }> = [];
     for (const event of batch.filter((e) => e.event === 'messages.update')) {
-      const found = receiptOf(dataOf(event));
+      const found = receiptOf(eventData(event.payload));
       if (found) {
         receipts.push({
           event,
@@ -280,7 +282,7 @@ export class GatewayEventProcessor
    * announced to the company's webhooks and, when the company set one, confirmed once.
    */
   private async applyReply(manager: EntityManager, event: StoredGatewayEvent): Promise<void> {
-    const reply = replyOf(dataOf(event));
+    const reply = replyOf(eventData(event.payload));
     if (!reply) {
       return;
     }
@@ -351,11 +353,6 @@ export class GatewayEventProcessor
       await this.campaigns.instanceClosed(gatewayConfigId);
     }
   }
-}
-
-function dataOf(event: StoredGatewayEvent): Record<string, unknown> {
-  const data = event.payload.data;
-  return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
 }
 
 /** When the event happened: the gateway's time (kept at intake), else its arrival. */

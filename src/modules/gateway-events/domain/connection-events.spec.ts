@@ -60,15 +60,43 @@ describe('coalesceConnections', () => {
 });
 
 describe('withoutSupersededConnections', () => {
+  const state = (value: string, statusReason?: number) => ({ state: value, statusReason });
+
   it('keeps one connection event per configuration, the latest, and every other event', () => {
     const events = [
-      { gatewayConfigId: 1, event: 'connection.update', at: at(2), id: 'a' },
-      { gatewayConfigId: 1, event: 'messages.update', at: at(1), id: 'b' },
-      { gatewayConfigId: 2, event: 'connection.update', at: at(1), id: 'c' },
-      { gatewayConfigId: 1, event: 'connection.update', at: at(3), id: 'd' },
-      { gatewayConfigId: 1, event: 'connection.update', at: at(0), id: 'e' },
-      { gatewayConfigId: 1, event: 'messages.upsert', at: at(0), id: 'f' },
+      {
+        gatewayConfigId: 1,
+        event: 'connection.update',
+        data: state('close', 428),
+        at: at(2),
+        id: 'a',
+      },
+      { gatewayConfigId: 1, event: 'messages.update', data: {}, at: at(1), id: 'b' },
+      { gatewayConfigId: 2, event: 'connection.update', data: state('open'), at: at(1), id: 'c' },
+      {
+        gatewayConfigId: 1,
+        event: 'connection.update',
+        data: state('connecting'),
+        at: at(3),
+        id: 'd',
+      },
+      { gatewayConfigId: 1, event: 'connection.update', data: state('open'), at: at(0), id: 'e' },
+      { gatewayConfigId: 1, event: 'messages.upsert', data: {}, at: at(0), id: 'f' },
     ];
     expect(withoutSupersededConnections(events).map((e) => e.id)).toEqual(['b', 'c', 'd', 'f']);
+  });
+
+  it('never drops a logout, even for a later state', () => {
+    const events = [
+      {
+        gatewayConfigId: 1,
+        event: 'connection.update',
+        data: state('close', 401),
+        at: at(1),
+        id: 'a',
+      },
+      { gatewayConfigId: 1, event: 'connection.update', data: state('open'), at: at(2), id: 'b' },
+    ];
+    expect(withoutSupersededConnections(events).map((e) => e.id)).toEqual(['a', 'b']);
   });
 });

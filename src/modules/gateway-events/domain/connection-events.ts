@@ -44,8 +44,6 @@ export function coalesceConnections<T extends ConnectionEvent>(
   if (!latest) {
     return null;
   }
-  const isLogout = (c: (typeof changes)[number]): boolean =>
-    c.change.state === 'close' && c.change.reason === LOGGED_OUT_STATUS;
   const decisive = changes.filter((c) => c.change.state === 'open' || c.change.state === 'close');
   const last = decisive.at(-1);
   return {
@@ -53,17 +51,18 @@ export function coalesceConnections<T extends ConnectionEvent>(
     state: latest.change.state,
     reason: latest.change.reason,
     at: latest.event.at,
-    campaigns: !last || isLogout(last) ? null : last.change.state === 'open' ? 'release' : 'hold',
-    loggedOut: changes.some(isLogout),
+    campaigns:
+      !last || isLogout(last.change) ? null : last.change.state === 'open' ? 'release' : 'hold',
+    loggedOut: changes.some((c) => isLogout(c.change)),
   };
 }
 
 /**
- * The events worth storing from a batch: of one configuration's connection events, only the
- * latest (the one the processor would keep anyway); every other event as it came.
+ * The events worth storing from a batch: of one configuration's connection events, the latest
+ * and any logout (what coalesceConnections would keep anyway); every other event as it came.
  */
 export function withoutSupersededConnections<
-  T extends { gatewayConfigId: number; event: string; at: Date },
+  T extends { gatewayConfigId: number; event: string } & ConnectionEvent,
 >(events: T[]): T[] {
   const latest = new Map<number, T>();
   for (const event of events) {
@@ -73,8 +72,15 @@ export function withoutSupersededConnections<
     }
   }
   return events.filter(
-    (event) => event.event !== 'connection.update' || latest.get(event.gatewayConfigId) === event,
+    (event) =>
+      event.event !== 'connection.update' ||
+      latest.get(event.gatewayConfigId) === event ||
+      isLogout(connectionOf(event.data)),
   );
+}
+
+function isLogout(change: { state: string; reason: number | null } | null): boolean {
+  return change?.state === 'close' && change.reason === LOGGED_OUT_STATUS;
 }
 
 /** An unreadable time sorts first: it never hides a readable, later state. */

@@ -17,6 +17,12 @@ export interface StoredGatewayEvent extends IncomingGatewayEvent {
 
 export const GATEWAY_EVENTS_CHANNEL = 'gateway_events';
 
+/** The event's `data` as stored (an empty object when it is not one). */
+export function eventData(payload: Record<string, unknown>): Record<string, unknown> {
+  const data = payload.data;
+  return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+}
+
 /** When the event happened: the gateway's time kept in its payload, else `fallback`. */
 export function eventTime(payload: Record<string, unknown>, fallback: Date): Date {
   return typeof payload.at === 'string' ? new Date(payload.at) : fallback;
