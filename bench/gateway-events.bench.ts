@@ -3,12 +3,15 @@ import { Client } from 'pg';
 import { FakeEvolutionApi } from '../test/support/fake-evolution-api';
 import { registerBenchCompany, trackedBenchConfig } from './support/api';
 import { defineBenchmark, type ResultRow } from './support/benchmark';
+import { latencyFigures } from './support/mixed-load-client';
 
 /** Targets of the delivery-tracking work. */
 export const ACCEPTED_EVENTS_PER_SECOND_TARGET = 10_000;
 export const ACCEPT_P99_TARGET_MS = 50;
 export const RECEIPT_RATE = 2_000;
 export const RECEIPT_COUNTED_TARGET_MS = 5_000;
+
+export const STORM_RATE = 100;
 
 const SEEDED_CONTACTS = Number(process.env.BENCH_EVENTS_CONTACTS ?? 1_000_000);
 const RECEIPT_SECONDS = 5;
@@ -21,7 +24,9 @@ const SECRET_HEADER = 'x-campaign-service-secret';
  *   answers; requests/s and latency percentiles of the 200s (each one stored first);
  * - counted: 2,000 DELIVERY_ACK events a second for 5 s, each for a different seeded message,
  *   sent from this process; the time from sending each second's events to the campaign's
- *   delivered count including them.
+ *   delivered count including them;
+ * - storm: the counted run again while another instance posts 100 connection.update a second
+ *   (a reconnect loop); the time each of those posts took, and the receipts' lag meanwhile.
  *
  * `npm run bench -- gateway-events` (BENCH_EVENTS_CONTACTS to seed fewer).
  */
@@ -76,7 +81,19 @@ export default defineBenchmark({
     await waitUntilProcessed(sql);
 
     context.log(`counted: ${RECEIPT_RATE} receipts/s for ${RECEIPT_SECONDS} s`);
-    const lags = await receiptLags(sql, url, secret, event, campaignId);
+    const lags = await receiptLags(sql, url, secret, event, campaignId, 3);
+    context.log(`storm: the same, while another instance posts ${STORM_RATE} connection events/s`);
+    const storming = await trackedBenchConfig(service.baseUrl, company, fake, 'bench-storm');
+    const [storm, lagsInStorm] = await Promise.all([
+      connectionStorm(
+        `${service.baseUrl}/api/gateway-events/${storming.id}`,
+        storming.secret,
+        'bench-storm',
+        RECEIPT_SECONDS + 1,
+      ),
+      receiptLags(sql, url, secret, event, campaignId, 3 + RECEIPT_SECONDS * RECEIPT_RATE),
+    ]);
+    const stormLatency = latencyFigures(storm);
     const rows: ResultRow[] = [
       {
         measure: 'accepted messages.update events',
@@ -88,6 +105,17 @@ export default defineBenchmark({
       },
       ...lags.map((lag, second) => ({
         measure: `receipts of second ${second + 1} counted after (ms)`,
+        perSecond: RECEIPT_RATE,
+        countedMs: Math.round(lag),
+      })),
+      {
+        measure: 'storm: connection.update posts answered',
+        perSecond: STORM_RATE,
+        p50Ms: Math.round(stormLatency.p50),
+        p99Ms: Math.round(stormLatency.p99),
+      },
+      ...lagsInStorm.map((lag, second) => ({
+        measure: `storm: receipts of second ${second + 1} counted after (ms)`,
         perSecond: RECEIPT_RATE,
         countedMs: Math.round(lag),
       })),
@@ -110,13 +138,24 @@ export default defineBenchmark({
           value: RECEIPT_COUNTED_TARGET_MS - Math.max(...lags),
           atLeast: 0,
         },
+        {
+          name: `storm: connection.update p99 ms left under ${ACCEPT_P99_TARGET_MS}`,
+          value: ACCEPT_P99_TARGET_MS - stormLatency.p99,
+          atLeast: 0,
+        },
+        {
+          name: `storm: slowest second of receipts counted, ms left under ${RECEIPT_COUNTED_TARGET_MS}`,
+          value: RECEIPT_COUNTED_TARGET_MS - Math.max(...lagsInStorm),
+          atLeast: 0,
+        },
       ],
       notes: [
         `one application instance (ROLE=all) with ${SEEDED_CONTACTS.toLocaleString('en')} SENT campaign contacts, each with a gateway message key id (the receipts' index is the partial one on gateway_message_id)`,
         'accepted: autocannon in a child process, the settings below; every 200 means the event was stored (batched INSERTs) before the answer',
         `counted: ${RECEIPT_RATE} events a second from this process over keep-alive connections, each a different seeded message; lag = the moment the campaign's delivered_contacts includes a second's events − the moment that second's events were all sent`,
+        `storm: the counted run again (other messages) while a second configuration's instance posts ${STORM_RATE} connection.update ("connecting") a second, as Evolution API does in a reconnect loop; p50/p99 of those posts`,
       ],
-      details: { accepted, lags },
+      details: { accepted, lags, storm: stormLatency, lagsInStorm },
     };
   },
 });
@@ -163,34 +202,9 @@ async function receiptLags(
   secret: string,
   event: (keyId: string) => string,
   campaignId: number,
+  firstKey: number,
 ): Promise<number[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const target = new URL(url);
-  const post = (body: string): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: 'POST',
-          agent,
-          headers: {
-            'Content-Type': 'application/json',
-            'Content-Length': Buffer.byteLength(body),
-            [SECRET_HEADER]: secret,
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () =>
-            res.statusCode === 200 ? resolve() : reject(new Error(`${res.statusCode}`)),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const poster = eventPoster(url, secret);
   const delivered = async (): Promise<number> =>
     (
       await sql.query<{ n: number }>(
@@ -217,12 +231,12 @@ async function receiptLags(
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();
-  let next = 2;
+  let next = firstKey - 1;
   for (let second = 0; second < RECEIPT_SECONDS; second += 1) {
     const began = Date.now();
     const keys = Array.from({ length: RECEIPT_RATE }, () => `K${(next += 1)}`);
     for (let i = 0; i < keys.length; i += 100) {
-      await Promise.all(keys.slice(i, i + 100).map((key) => post(event(key))));
+      await Promise.all(keys.slice(i, i + 100).map((key) => poster.post(event(key))));
     }
     sentAt.push(Date.now());
     const rest = 1000 - (Date.now() - began);
@@ -232,6 +246,78 @@ async function receiptLags(
   }
   sending = false;
   await watch;
-  agent.destroy();
+  poster.close();
   return countedAt.map((at, second) => Math.max(0, at - sentAt[second]));
+}
+
+/** POSTs to the events route with the secret over keep-alive connections; answers the ms taken. */
+function eventPoster(
+  url: string,
+  secret: string,
+): { post(body: string): Promise<number>; close(): void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const target = new URL(url);
+  const post = (body: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const began = performance.now();
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          agent,
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            [SECRET_HEADER]: secret,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(performance.now() - began)
+              : reject(new Error(`${res.statusCode}`)),
+          );
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return { post, close: () => agent.destroy() };
+}
+
+/**
+ * An instance reconnecting in a loop: STORM_RATE `connection.update` ("connecting") a second
+ * for `seconds`, as Evolution API posts them; answers each post's time (ms).
+ */
+async function connectionStorm(
+  url: string,
+  secret: string,
+  instance: string,
+  seconds: number,
+): Promise<number[]> {
+  const poster = eventPoster(url, secret);
+  const started = Date.now();
+  const posts: Array<Promise<number>> = [];
+  for (let i = 0; i < STORM_RATE * seconds; i += 1) {
+    const wait = started + (i * 1000) / STORM_RATE - Date.now();
+    if (wait > 0) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    const body = JSON.stringify({
+      event: 'connection.update',
+      instance,
+      data: { instance, state: 'connecting', statusReason: 200 },
+      destination: url,
+      date_time: new Date().toISOString(),
+      server_url: 'http://127.0.0.1',
+      apikey: null,
+    });
+    posts.push(poster.post(body));
+  }
+  const times = await Promise.all(posts);
+  poster.close();
+  return times;
 }

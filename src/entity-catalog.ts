@@ -64,6 +64,8 @@ export const TABLES_WITHOUT_ENTITIES: readonly string[] = [
   'automation_sent_log',
   // Gateway events stored before they are acknowledged, processed in background batches.
   'gateway_events',
+  // When each configuration's connection events were last applied: the coalescing window.
+  'gateway_connection_windows',
   // Each gateway instance's pace, hold and count of the day: the engine's hot one-statement updates.
   'instance_pacing',
 ];

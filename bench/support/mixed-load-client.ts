@@ -25,7 +25,7 @@ function readStdin(): Promise<string> {
 }
 
 /** Exact percentiles of the recorded response times (ms). */
-function latencyFigures(times: number[]): LatencyFigures {
+export function latencyFigures(times: number[]): LatencyFigures {
   const sorted = Float64Array.from(times).sort();
   const at = (share: number): number =>
     sorted.length === 0

@@ -7,7 +7,7 @@ export const EVENTS_SECRET_HEADER = 'x-campaign-service-secret';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Reads until `done` holds (every 50 ms, `ms` at most); throws with the last value otherwise. */
+/** Polls `read` every 50 ms until `done` holds; throws with the last value after `ms`. */
 export async function until<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
@@ -25,10 +25,10 @@ export async function until<T>(
   return value;
 }
 
-/** A configuration of a new connected instance of the fake, tracking delivery. */
+/** A configuration of a connected instance of the fake gateway, with delivery tracking on. */
 export async function trackedConfig(
-  fake: FakeEvolutionApi,
   company: TestCompany,
+  fake: FakeEvolutionApi,
   extra: Record<string, unknown> = {},
 ): Promise<{ id: number; instance: string; apiKey: string }> {
   const gw = connectedInstance(fake);
@@ -43,6 +43,26 @@ export async function trackedConfig(
     })
     .expect(201);
   return { id: created.body.id, ...gw };
+}
+
+/** A campaign through the configuration, sending without pauses unless told. */
+export async function startCampaign(
+  company: TestCompany,
+  configId: number,
+  body: Record<string, unknown>,
+): Promise<Record<string, any>> {
+  return (
+    await company
+      .post('/api/campaigns', {
+        name: 'Recibos',
+        gatewayConfigId: configId,
+        message: 'Olá {PrimeiroNome}',
+        intervalMinSeconds: 0,
+        intervalMaxSeconds: 0,
+        ...body,
+      })
+      .expect(200)
+  ).body;
 }
 
 /** The secret the service registered on the instance's webhook. */

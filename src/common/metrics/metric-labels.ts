@@ -113,5 +113,8 @@ export type WebhookDeliveryOutcome = 'delivered' | 'retry' | 'failed';
 /** Where imported rows came from: a CSV/XLSX upload, a push import (sync or async), a gateway sync. */
 export type ImportKind = 'file' | 'push' | 'push_async' | 'gateway_sync';
 
+/** The gateway's event kinds the service stores (gateway-events module, TRACKED_EVENTS). */
+export type GatewayEventKind = 'messages.update' | 'messages.upsert' | 'connection.update';
+
 /** The work queues whose depth is read at scrape time. */
 export type WorkQueue = 'campaigns' | 'import_jobs' | 'webhook_deliveries' | 'notices';

@@ -9,6 +9,7 @@ import {
 } from 'prom-client';
 import type {
   GatewayEventRefusal,
+  GatewayEventKind,
   GatewayOperation,
   GatewayOutcome,
   ImportKind,
@@ -90,6 +91,13 @@ export class Metrics implements OnApplicationShutdown {
     name: `${METRIC_PREFIX}gateway_events_refused_total`,
     help: 'Events posted to /api/gateway-events that were refused, by reason (secret, rate_limited, invalid, instance, apikey)',
     labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly gatewayEventsSetAside = new Counter({
+    name: `${METRIC_PREFIX}gateway_events_set_aside_total`,
+    help: 'Gateway events that failed on their own when applied, set aside with their reason (gateway_events.failed_at) instead of blocking the others, by event',
+    labelNames: ['event'] as const,
     registers: [this.registry],
   });
 
@@ -190,6 +198,13 @@ export class Metrics implements OnApplicationShutdown {
 
   countGatewayEventRefused(reason: GatewayEventRefusal): void {
     this.gatewayEventsRefused.inc({ reason });
+  }
+
+  /** Gateway events set aside; call after the change committed. */
+  countGatewayEventsSetAside(event: GatewayEventKind, count = 1): void {
+    if (count > 0) {
+      this.gatewayEventsSetAside.inc({ event }, count);
+    }
   }
 
   /** Rows an import wrote; call after it committed. */

@@ -15,6 +15,7 @@ import { KeepNumbersSafe1763880000000 } from './1763880000000-KeepNumbersSafe';
 import { BanSignals1763890000000 } from './1763890000000-BanSignals';
 import { RetryFailed1763900000000 } from './1763900000000-RetryFailed';
 import { TrustGatewayEvents1763910000000 } from './1763910000000-TrustGatewayEvents';
+import { GatewayEventsIsolated1763920000000 } from './1763920000000-GatewayEventsIsolated';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   BanSignals1763890000000,
   RetryFailed1763900000000,
   TrustGatewayEvents1763910000000,
+  GatewayEventsIsolated1763920000000,
 ];

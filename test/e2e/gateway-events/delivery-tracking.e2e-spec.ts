@@ -1,13 +1,14 @@
 import { DateTime } from 'luxon';
 import { connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import {
-  EVENTS_SECRET_HEADER as SECRET_HEADER,
-  trackedConfig as trackedConfigOf,
-  until,
-} from '../../support/gateway-events';
 import { closeDb, countRows, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
+import {
+  EVENTS_SECRET_HEADER as SECRET_HEADER,
+  startCampaign,
+  trackedConfig,
+  until,
+} from '../../support/gateway-events';
 import { freePort } from '../../support/media';
 import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
 
@@ -35,34 +36,9 @@ describe('delivery tracking through the gateway’s events', () => {
     await closeDb();
   });
 
-  const trackedConfig = (
-    company: TestCompany,
-    extra: Record<string, unknown> = {},
-  ): Promise<{ id: number; instance: string; apiKey: string }> =>
-    trackedConfigOf(fake, company, extra);
-
-  async function campaign(
-    company: TestCompany,
-    configId: number,
-    body: Record<string, unknown>,
-  ): Promise<Record<string, any>> {
-    return (
-      await company
-        .post('/api/campaigns', {
-          name: 'Recibos',
-          gatewayConfigId: configId,
-          message: 'Olá {PrimeiroNome}',
-          intervalMinSeconds: 0,
-          intervalMaxSeconds: 0,
-          ...body,
-        })
-        .expect(200)
-    ).body;
-  }
-
   it('registers its own webhook on the instance, with a secret header, and removes only its own', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(company);
+    const config = await trackedConfig(company, fake);
     const webhook = fake.webhookOf(config.instance);
     expect(webhook).toMatchObject({
       enabled: true,
@@ -132,7 +108,7 @@ describe('delivery tracking through the gateway’s events', () => {
 
   it('answers 401 to an event without the secret, for another instance or with another key, storing nothing', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(company);
+    const config = await trackedConfig(company, fake);
     const secret = fake.webhookOf(config.instance)?.headers[SECRET_HEADER] as string;
     const path = `/api/gateway-events/${config.id}`;
     const event = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -166,8 +142,8 @@ describe('delivery tracking through the gateway’s events', () => {
 
   it('counts receipts out of order and repeated, never moving back, and shows them per contact', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(company);
-    const c = await campaign(company, config.id, { contacts: phones(3, 9100) });
+    const config = await trackedConfig(company, fake);
+    const c = await startCampaign(company, config.id, { contacts: phones(3, 9100) });
     await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
     const { rows } = await db().query(
       `SELECT phone_number, gateway_message_id FROM campaign_contacts WHERE campaign_id = $1 ORDER BY id`,
@@ -225,17 +201,17 @@ describe('delivery tracking through the gateway’s events', () => {
 
   it('blocks a number that answers an opt-out word, skips it in running campaigns and confirms once', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(company);
+    const config = await trackedConfig(company, fake);
     await company
       .patch(`/api/companies/${company.id}/settings`, {
         optOutConfirmation: 'Pronto, você não receberá mais mensagens.',
       })
       .expect(200);
     const [person] = phones(1, 9200);
-    const answered = await campaign(company, config.id, { contacts: [person] });
+    const answered = await startCampaign(company, config.id, { contacts: [person] });
     await waitForCampaign(company, answered.id, (x) => x.status === 'COMPLETED');
     const others = phones(2, 9300);
-    const running = await campaign(company, config.id, {
+    const running = await startCampaign(company, config.id, {
       contacts: [others[0], person, others[1]],
       intervalMinSeconds: 2,
       intervalMaxSeconds: 2,
@@ -306,8 +282,8 @@ describe('delivery tracking through the gateway’s events', () => {
 
   it('holds an instance’s campaigns on connection close, resumes on open, and pauses them on logout', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(company);
-    const c = await campaign(company, config.id, {
+    const config = await trackedConfig(company, fake);
+    const c = await startCampaign(company, config.id, {
       contacts: phones(8, 9400),
       intervalMinSeconds: 1,
       intervalMaxSeconds: 1,

@@ -118,8 +118,8 @@ describe('gateway events at intake', () => {
   it('refuses B’s event dated out of range with 400, and applies A’s receipt and opt-out within seconds', async () => {
     const a = await TestCompany.register(t.http);
     const b = await TestCompany.register(t.http);
-    const configA = await trackedConfig(fake, a);
-    const configB = await trackedConfig(fake, b);
+    const configA = await trackedConfig(a, fake);
+    const configB = await trackedConfig(b, fake);
     const [person] = phones(1, 9500);
     const created = await a
       .post('/api/campaigns', {
@@ -185,7 +185,7 @@ describe('gateway events at intake', () => {
 
   it('answers 400 naming each field it cannot apply, storing nothing and counting it', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(fake, company);
+    const config = await trackedConfig(company, fake);
     const path = `/api/gateway-events/${config.id}`;
     const secret = eventsSecretOf(fake, config.instance);
     const upsert = (data: Record<string, unknown>) => ({
@@ -240,8 +240,8 @@ describe('gateway events at intake', () => {
   it('answers 401 to a deleted configuration’s events at once, while another company’s are all accepted', async () => {
     const a = await TestCompany.register(t.http);
     const b = await TestCompany.register(t.http);
-    const configA = await trackedConfig(fake, a);
-    const configB = await trackedConfig(fake, b);
+    const configA = await trackedConfig(a, fake);
+    const configB = await trackedConfig(b, fake);
     const secretB = eventsSecretOf(fake, configB.instance);
     const postB = () =>
       t.http
@@ -282,7 +282,7 @@ describe('gateway events at intake', () => {
 
   it('stores and applies events carrying the instance’s own token on a configuration holding the global key', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(fake, company, { apiKey: GLOBAL_KEY });
+    const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
     const token = config.apiKey;
     expect(fake.requests.some((r) => r.path === '/instance/fetchInstances')).toBe(true);
     const { rows } = await db.query(
@@ -318,7 +318,7 @@ describe('gateway events at intake', () => {
 
   it('learns the instance’s token from its first event when tracking started before tokens were learned, asking the gateway at most once', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(fake, company, { apiKey: GLOBAL_KEY });
+    const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
     // As the migration leaves a configuration that tracked before: no token known.
     await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
       config.id,
@@ -353,7 +353,7 @@ describe('gateway events at intake', () => {
 
   it('accepts the events sent right after tracking is turned on, and refuses the old secret once it is registered again', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(fake, company, { trackDelivery: false });
+    const config = await trackedConfig(company, fake, { trackDelivery: false });
     const path = `/api/gateway-events/${config.id}`;
     const event = update(config.instance, { keyId: 'K', fromMe: true, status: 'READ' });
     // The intake has now seen (and may keep) a configuration that does not track.
@@ -396,7 +396,7 @@ describe('gateway events at intake', () => {
 
   it('refuses an apikey that is neither the key nor the instance’s token, counts it and shows it on the configuration', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(fake, company);
+    const config = await trackedConfig(company, fake);
     const shown = async () => (await company.get(`/api/gateway-configs/${config.id}`)).body;
     expect(await shown()).toMatchObject({ eventsRefusedAt: null, eventsRefusedReason: null });
     const before = await scrapeRefused(t, 'apikey');
@@ -419,7 +419,7 @@ describe('gateway events at intake', () => {
 
   it('drops a configuration’s secret on every instance of the service at once', async () => {
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(fake, company);
+    const config = await trackedConfig(company, fake);
     // Another instance of the service: the same database and data directory (its keys).
     const other = await startAppOn(app.url, {
       PUBLIC_BASE_URL: t.config.publicBaseUrl,
@@ -469,7 +469,7 @@ describe('gateway events from strangers', () => {
   it('refuses a megabyte without the secret before reading it, 429 past the client address’s budget, and still takes the gateway’s events from it', async () => {
     const { t, pool } = app;
     const company = await TestCompany.register(t.http);
-    const config = await trackedConfig(fake, company);
+    const config = await trackedConfig(company, fake);
     const before = await eventsStored(pool);
     const attempts: Array<[string, Record<string, string>]> = [
       [`/api/gateway-events/${config.id}`, {}],

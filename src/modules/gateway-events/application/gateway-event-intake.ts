@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { GatewayEventsRepository, IncomingGatewayEvent } from './ports/gateway-events.repository';
+import { withoutSupersededConnections } from '../domain/connection-events';
+import {
+  eventData,
+  eventTime,
+  GatewayEventsRepository,
+  IncomingGatewayEvent,
+} from './ports/gateway-events.repository';
 
 /** Events stored per statement at most; more wait for the next one. */
 const MAX_BATCH = 500;
@@ -14,7 +20,11 @@ interface Waiting {
 /**
  * Stores each event before its request is answered, batching the events that arrive while
  * writes are under way into one INSERT each: a burst of thousands a second costs tens of
- * statements a second, and every 200 still means "stored".
+ * statements a second, and every 200 still means "stored" (or superseded: of one
+ * configuration's connection events in a batch, only the latest and any logout are written,
+ * which is all the processor would keep, withoutSupersededConnections). A batch
+ * that fails is written again event by event, so that one event that cannot be stored fails
+ * only its own request.
  */
 @Injectable()
 export class GatewayEventIntake {
@@ -43,15 +53,38 @@ export class GatewayEventIntake {
     const batch = this.queue.slice(0, MAX_BATCH);
     this.queue = this.queue.slice(batch.length);
     this.writesInFlight += 1;
-    this.repository
-      .store(batch.map((waiting) => waiting.event))
-      .then(
-        () => batch.forEach((waiting) => waiting.done()),
-        (error: unknown) => batch.forEach((waiting) => waiting.done(error)),
-      )
-      .finally(() => {
-        this.writesInFlight -= 1;
-        this.writeNext();
-      });
+    void this.write(batch).finally(() => {
+      this.writesInFlight -= 1;
+      this.writeNext();
+    });
+  }
+
+  private async write(batch: Waiting[]): Promise<void> {
+    const now = new Date();
+    const kept = withoutSupersededConnections(
+      batch.map(({ event }) => ({
+        gatewayConfigId: event.gatewayConfigId,
+        event: event.event,
+        data: eventData(event.payload),
+        at: eventTime(event.payload, now),
+        stored: event,
+      })),
+    );
+    try {
+      await this.repository.store(kept.map((k) => k.stored));
+      batch.forEach((waiting) => waiting.done());
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0].done(error);
+        return;
+      }
+      // One at a time: the fallback of a rare failure must not take the whole pool.
+      for (const waiting of batch) {
+        await this.repository.store([waiting.event]).then(
+          () => waiting.done(),
+          (alone: unknown) => waiting.done(alone),
+        );
+      }
+    }
   }
 }

@@ -6,6 +6,8 @@ import {
   OnModuleDestroy,
 } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { faultCode, faultReason, isDataFault } from '../../../common/errors/data-fault';
+import { Metrics } from '../../../common/metrics/metrics';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
@@ -20,29 +22,33 @@ import { CompanySettingsService } from '../../auth/application/company-settings.
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { NoticeQueue } from '../../notices/application/ports/notice.queue';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
+import { isOptOut, receiptOf, replyOf } from '../domain/gateway-event';
+import { CoalescedConnection, coalesceConnections } from '../domain/connection-events';
 import {
-  connectionOf,
-  isOptOut,
-  LOGGED_OUT_STATUS,
-  receiptOf,
-  replyOf,
-} from '../domain/gateway-event';
-import { GatewayEventsRepository, StoredGatewayEvent } from './ports/gateway-events.repository';
-import { GATEWAY_EVENTS_CHANNEL } from './ports/gateway-events.repository';
+  eventData,
+  eventTime,
+  GATEWAY_EVENTS_CHANNEL,
+  GatewayEventsRepository,
+  StoredGatewayEvent,
+} from './ports/gateway-events.repository';
 
 const BATCH = 500;
 /** A receipt whose send is not recorded yet (it can beat the send's own answer) waits this long. */
 const EARLY_RECEIPT_RETRY_MS = 2_000;
 const EARLY_RECEIPT_ATTEMPTS = 30;
-
-interface Stamped {
-  at?: string;
-}
+/** Configurations whose connection events one step applies. */
+const CONNECTION_CONFIGS = 100;
+/** Leased connection events come back after this if their processor dies before deleting them. */
+const CONNECTION_LEASE_MS = 30_000;
+const SAVEPOINT = 'gateway_event';
 
 /**
- * Processes stored gateway events in batches, in one transaction each: receipts set-based,
- * opt-out replies and connection changes one by one. Every step is idempotent, so a batch
- * processed twice (a crash before its commit) changes nothing more.
+ * Processes stored gateway events. Receipts and replies go in batches, one transaction each,
+ * receipts set-based; a batch that fails is applied again in halves (a savepoint each) down to
+ * the events that fail on their own, which are set aside with their reason, so that they never
+ * block the others. Each instance's connection events are applied as one
+ * (coalesceConnections). Every step is idempotent, so work done twice (a crash before its
+ * commit) changes nothing more.
  */
 @Injectable()
 export class GatewayEventProcessor
@@ -64,6 +70,7 @@ export class GatewayEventProcessor
     private readonly outbox: OutboxWriter,
     private readonly notices: NoticeQueue,
     private readonly notifications: PgNotifications,
+    private readonly metrics: Metrics,
     private readonly config: AppConfig,
   ) {}
 
@@ -82,26 +89,160 @@ export class GatewayEventProcessor
   }
 
   async step(): Promise<number | null> {
-    const { claimed, connections } = await this.events.transaction(async (manager) => {
-      const batch = await this.events.claimDue(manager, BATCH);
-      const waiting = await this.applyReceipts(manager, batch);
-      for (const event of batch.filter((e) => e.event === 'messages.upsert')) {
-        await this.applyReply(manager, event);
+    const messages = await this.applyMessages();
+    const configs = await this.applyConnections();
+    return messages === BATCH || configs === CONNECTION_CONFIGS ? 0 : this.events.msUntilNextDue();
+  }
+
+  /** The fast path is the whole batch at once; only a batch that fails is bisected. */
+  private async applyMessages(): Promise<number> {
+    try {
+      return await this.events.transaction(async (manager) => {
+        const batch = await this.events.claimDue(manager, BATCH);
+        await this.settle(manager, batch, await this.applyEvents(manager, batch));
+        return batch.length;
+      });
+    } catch (error) {
+      if (!isDataFault(error)) {
+        throw error;
       }
-      await this.events.delete(
-        manager,
-        batch.filter((e) => !waiting.has(e.id)).map((e) => e.id),
+      const { claimed, setAside } = await this.events.transaction((manager) =>
+        this.applyBisected(manager),
       );
-      await this.events.retryLater(manager, [...waiting], EARLY_RECEIPT_RETRY_MS);
-      return {
-        claimed: batch.length,
-        connections: batch.filter((e) => e.event === 'connection.update'),
-      };
-    });
-    for (const event of connections) {
-      await this.applyConnection(event);
+      setAside.forEach((event) => this.metrics.countGatewayEventsSetAside(event.event));
+      return claimed;
     }
-    return claimed === BATCH ? 0 : this.events.msUntilNextDue();
+  }
+
+  /** The batch again, bisected (applyBisecting): the events that fail alone are set aside. */
+  private async applyBisected(
+    manager: EntityManager,
+  ): Promise<{ claimed: number; setAside: StoredGatewayEvent[] }> {
+    const batch = await this.events.claimDue(manager, BATCH);
+    const outcome = { waiting: new Set<string>(), setAside: [] as StoredGatewayEvent[] };
+    await this.applyBisecting(manager, batch, outcome);
+    const applied = batch.filter((event) => !outcome.setAside.includes(event));
+    await this.settle(manager, applied, outcome.waiting);
+    return { claimed: batch.length, setAside: outcome.setAside };
+  }
+
+  /**
+   * The events in a savepoint; when they fail on a value's fault, each half alone, down to the
+   * single events that fail, set aside: a bad event among 500 costs about 20 tries, not 500.
+   */
+  private async applyBisecting(
+    manager: EntityManager,
+    events: StoredGatewayEvent[],
+    outcome: { waiting: Set<string>; setAside: StoredGatewayEvent[] },
+  ): Promise<void> {
+    if (events.length === 0) {
+      return;
+    }
+    await manager.query(`SAVEPOINT ${SAVEPOINT}`);
+    try {
+      (await this.applyEvents(manager, events)).forEach((id) => outcome.waiting.add(id));
+      await manager.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+      return;
+    } catch (error) {
+      await manager.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+      await manager.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+      if (!isDataFault(error)) {
+        throw error;
+      }
+      if (events.length === 1) {
+        await this.setAside(events[0], error, manager);
+        outcome.setAside.push(events[0]);
+        return;
+      }
+    }
+    const half = Math.ceil(events.length / 2);
+    await this.applyBisecting(manager, events.slice(0, half), outcome);
+    await this.applyBisecting(manager, events.slice(half), outcome);
+  }
+
+  /** Answers the events to try again later (receipts whose message is not known yet). */
+  private async applyEvents(
+    manager: EntityManager,
+    events: StoredGatewayEvent[],
+  ): Promise<Set<string>> {
+    const waiting = await this.applyReceipts(manager, events);
+    for (const event of events.filter((e) => e.event === 'messages.upsert')) {
+      await this.applyReply(manager, event);
+    }
+    return waiting;
+  }
+
+  /** Applied events go; those waiting for their message are tried again a little later. */
+  private async settle(
+    manager: EntityManager,
+    events: StoredGatewayEvent[],
+    waiting: Set<string>,
+  ): Promise<void> {
+    await this.events.delete(
+      events.filter((e) => !waiting.has(e.id)).map((e) => e.id),
+      manager,
+    );
+    await this.events.retryLater(manager, [...waiting], EARLY_RECEIPT_RETRY_MS);
+  }
+
+  /** Kept for an operator with its reason; the log names the event and the failure's kind only. */
+  private async setAside(
+    event: StoredGatewayEvent,
+    error: unknown,
+    manager?: EntityManager,
+  ): Promise<void> {
+    this.logger.warn(
+      {
+        eventId: event.id,
+        companyId: event.companyId,
+        event: event.event,
+        fault: faultCode(error),
+      },
+      'Gateway event set aside: it fails on its own',
+    );
+    await this.events.setAside(event.id, faultReason(error), manager);
+  }
+
+  /**
+   * Each configuration's pending connection events, leased together and applied as one: the
+   * first after a quiet time at once, then at most once per CONNECTION_COALESCE_MS, so that a
+   * reconnect storm is one state write and at most one hold per window.
+   */
+  private async applyConnections(): Promise<number> {
+    const leased = await this.events.leaseConnections(CONNECTION_CONFIGS, CONNECTION_LEASE_MS);
+    const byConfig = new Map<number, StoredGatewayEvent[]>();
+    // In arrival order (the ids'), which decides between events of the same time.
+    for (const event of leased.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
+      byConfig.set(event.gatewayConfigId, [...(byConfig.get(event.gatewayConfigId) ?? []), event]);
+    }
+    for (const [gatewayConfigId, events] of byConfig) {
+      await this.applyConnection(gatewayConfigId, events);
+    }
+    return byConfig.size;
+  }
+
+  /** An error that is not the events' own leaves them leased: they come back after the lease. */
+  private async applyConnection(
+    gatewayConfigId: number,
+    events: StoredGatewayEvent[],
+  ): Promise<void> {
+    const coalesced = coalesceConnections(
+      events.map((stored) => ({ data: eventData(stored.payload), at: atOf(stored), stored })),
+    );
+    let setAside: StoredGatewayEvent | null = null;
+    try {
+      if (coalesced) {
+        await this.applyConnectionChange(gatewayConfigId, coalesced);
+      }
+    } catch (error) {
+      if (!coalesced || !isDataFault(error)) {
+        throw error;
+      }
+      setAside = coalesced.latest.stored;
+      await this.setAside(setAside, error);
+      this.metrics.countGatewayEventsSetAside(setAside.event);
+    }
+    await this.events.delete(events.filter((event) => event !== setAside).map((event) => event.id));
   }
 
   /** Applies the batch's receipts; answers the events whose message is not known yet. */
@@ -111,7 +252,7 @@ export class GatewayEventProcessor
   ): Promise<Set<string>> {
     const receipts: Array<{ event: StoredGatewayEvent; receipt: Receipt }> = [];
     for (const event of batch.filter((e) => e.event === 'messages.update')) {
-      const found = receiptOf(dataOf(event));
+      const found = receiptOf(eventData(event.payload));
       if (found) {
         receipts.push({
           event,
@@ -141,7 +282,7 @@ export class GatewayEventProcessor
    * announced to the company's webhooks and, when the company set one, confirmed once.
    */
   private async applyReply(manager: EntityManager, event: StoredGatewayEvent): Promise<void> {
-    const reply = replyOf(dataOf(event));
+    const reply = replyOf(eventData(event.payload));
     if (!reply) {
       return;
     }
@@ -189,38 +330,32 @@ export class GatewayEventProcessor
     }
   }
 
-  /** close holds the instance's campaigns at once; open releases them; a logout fails them. */
-  private async applyConnection(event: StoredGatewayEvent): Promise<void> {
-    const connection = connectionOf(dataOf(event));
-    if (!connection) {
-      return;
-    }
+  /** close holds the instance's campaigns at once; open releases them; a logout pauses them. */
+  private async applyConnectionChange(
+    gatewayConfigId: number,
+    change: CoalescedConnection,
+  ): Promise<void> {
     const recorded = await this.gatewayConfigs.recordInstanceState(
-      event.gatewayConfigId,
-      connection.state,
-      connection.reason,
-      atOf(event),
+      gatewayConfigId,
+      change.state,
+      change.reason,
+      change.at,
     );
     if (!recorded) {
       return;
     }
-    if (connection.state === 'open') {
-      await this.campaigns.instanceOpened(event.gatewayConfigId);
-    } else if (connection.state === 'close' && connection.reason === LOGGED_OUT_STATUS) {
-      await this.campaigns.instanceLoggedOut(event.gatewayConfigId);
-    } else if (connection.state === 'close') {
-      await this.campaigns.instanceClosed(event.gatewayConfigId);
+    if (change.loggedOut) {
+      await this.campaigns.instanceLoggedOut(gatewayConfigId);
+    }
+    if (change.campaigns === 'release') {
+      await this.campaigns.instanceOpened(gatewayConfigId);
+    } else if (change.campaigns === 'hold') {
+      await this.campaigns.instanceClosed(gatewayConfigId);
     }
   }
 }
 
-function dataOf(event: StoredGatewayEvent): Record<string, unknown> {
-  const data = event.payload.data;
-  return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
-}
-
 /** When the event happened: the gateway's time (kept at intake), else its arrival. */
 function atOf(event: StoredGatewayEvent): Date {
-  const at = (event.payload as Stamped).at;
-  return at ? new Date(at) : event.receivedAt;
+  return eventTime(event.payload, event.receivedAt);
 }

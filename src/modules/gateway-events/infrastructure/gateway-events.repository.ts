@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
+import { CONNECTION_COALESCE_MS } from '../domain/connection-events';
 import {
   GatewayEventsRepository,
   IncomingGatewayEvent,
@@ -8,10 +9,16 @@ import {
   GATEWAY_EVENTS_CHANNEL,
 } from '../application/ports/gateway-events.repository';
 
+const COLUMNS = `id, gateway_config_id AS "gatewayConfigId", company_id AS "companyId", event, payload,
+  attempts, received_at AS "receivedAt"`;
+
 /**
  * The gateway's events as a work table: stored in batches before they are acknowledged,
  * claimed with SKIP LOCKED, deleted once processed. A receipt that came before its send was
- * recorded waits a little and is tried again.
+ * recorded waits a little and is tried again. Connection events are leased per configuration,
+ * all pending at once, at most once per window (gateway_connection_windows: when its events
+ * were last taken, CONNECTION_COALESCE_MS long). Set-aside events keep `failed_at` and
+ * `failure`, outside the partial indexes every claim reads.
  */
 @Injectable()
 export class PgGatewayEventsRepository implements GatewayEventsRepository {
@@ -38,21 +45,57 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
     );
   }
 
-  /** Due events in arrival order, locked for this transaction. */
+  /** Due receipts and replies in arrival order, locked for this transaction. */
   async claimDue(manager: EntityManager, limit: number): Promise<StoredGatewayEvent[]> {
     return queryRows<StoredGatewayEvent>(
       manager,
-      `SELECT id, gateway_config_id AS "gatewayConfigId", company_id AS "companyId", event, payload,
-              attempts, received_at AS "receivedAt"
-         FROM gateway_events WHERE next_attempt_at <= now()
+      `SELECT ${COLUMNS} FROM gateway_events
+        WHERE failed_at IS NULL AND next_attempt_at <= now() AND event <> 'connection.update'
         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],
     );
   }
 
-  async delete(manager: EntityManager, ids: string[]): Promise<void> {
+  /**
+   * Only configurations whose window has ended; the lease opens the next one in the same
+   * statement. A row leased meanwhile by another processor is no longer due, so the lock's
+   * recheck leaves it out.
+   */
+  async leaseConnections(configs: number, leaseMs: number): Promise<StoredGatewayEvent[]> {
+    return queryRows<StoredGatewayEvent>(
+      this.dataSource,
+      `WITH leased AS (
+         UPDATE gateway_events SET attempts = attempts + 1,
+                next_attempt_at = now() + make_interval(secs => $2::float / 1000)
+          WHERE id IN (
+            SELECT id FROM gateway_events
+             WHERE event = 'connection.update' AND failed_at IS NULL AND next_attempt_at <= now()
+               AND gateway_config_id IN (
+                 SELECT DISTINCT e.gateway_config_id FROM gateway_events e
+                  WHERE e.event = 'connection.update' AND e.failed_at IS NULL
+                    AND e.next_attempt_at <= now()
+                    AND NOT EXISTS (
+                      SELECT 1 FROM gateway_connection_windows w
+                       WHERE w.gateway_config_id = e.gateway_config_id
+                         AND w.applied_at > now() - make_interval(secs => $3::float / 1000))
+                  LIMIT $1)
+             FOR UPDATE SKIP LOCKED)
+          RETURNING ${COLUMNS}),
+       windows AS (
+         INSERT INTO gateway_connection_windows (gateway_config_id, applied_at)
+         SELECT DISTINCT "gatewayConfigId", now() FROM leased
+         ON CONFLICT (gateway_config_id) DO UPDATE SET applied_at = now())
+       SELECT * FROM leased`,
+      [configs, leaseMs, CONNECTION_COALESCE_MS],
+    );
+  }
+
+  async delete(ids: string[], manager?: EntityManager): Promise<void> {
     if (ids.length > 0) {
-      await manager.query(`DELETE FROM gateway_events WHERE id = ANY($1::bigint[])`, [ids]);
+      await (manager ?? this.dataSource).query(
+        `DELETE FROM gateway_events WHERE id = ANY($1::bigint[])`,
+        [ids],
+      );
     }
   }
 
@@ -67,10 +110,27 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
     }
   }
 
+  async setAside(id: string, reason: string, manager?: EntityManager): Promise<void> {
+    await (manager ?? this.dataSource).query(
+      `UPDATE gateway_events SET failed_at = now(), failure = left($2, 300) WHERE id = $1`,
+      [id, reason],
+    );
+  }
+
+  /** Connection events are due at the end of their configuration's window at the earliest. */
   async msUntilNextDue(): Promise<number | null> {
     const rows = await queryRows<{ ms: number | null }>(
       this.dataSource,
-      `SELECT extract(epoch FROM min(next_attempt_at) - now()) * 1000 AS ms FROM gateway_events`,
+      `SELECT extract(epoch FROM least(
+                (SELECT min(next_attempt_at) FROM gateway_events
+                  WHERE failed_at IS NULL AND event <> 'connection.update'),
+                (SELECT min(greatest(e.next_attempt_at,
+                                     w.applied_at + make_interval(secs => $1::float / 1000)))
+                   FROM gateway_events e
+                   LEFT JOIN gateway_connection_windows w USING (gateway_config_id)
+                  WHERE e.event = 'connection.update' AND e.failed_at IS NULL)
+              ) - now()) * 1000 AS ms`,
+      [CONNECTION_COALESCE_MS],
     );
     const ms = rows[0]?.ms;
     return ms === null || ms === undefined ? null : Math.max(0, Number(ms));

@@ -1,5 +1,7 @@
 import type { TrackedEvent } from '../../domain/gateway-event';
 import type { EntityManager } from 'typeorm';
+
+/** An event to store; its payload is `{data, at}` (at: the gateway's time, ISO 8601). */
 export interface IncomingGatewayEvent {
   gatewayConfigId: number;
   companyId: number;
@@ -15,18 +17,40 @@ export interface StoredGatewayEvent extends IncomingGatewayEvent {
 
 export const GATEWAY_EVENTS_CHANNEL = 'gateway_events';
 
+/** The event's `data` as stored (an empty object when it is not one). */
+export function eventData(payload: Record<string, unknown>): Record<string, unknown> {
+  const data = payload.data;
+  return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+}
+
+/** When the event happened: the gateway's time kept in its payload, else `fallback`. */
+export function eventTime(payload: Record<string, unknown>, fallback: Date): Date {
+  return typeof payload.at === 'string' ? new Date(payload.at) : fallback;
+}
+
 /**
  * The gateway's events as a work table: stored in batches before they are acknowledged,
  * claimed with SKIP LOCKED, deleted once processed. A receipt that came before its send was
- * recorded waits a little and is tried again.
+ * recorded waits a little and is tried again. A configuration's connection events are taken
+ * all at once, at most once per CONNECTION_COALESCE_MS: one that arrives within that time after
+ * the last application waits for the window's end. An event that fails on its own is set aside
+ * (kept with its reason, never claimed again).
  */
 export abstract class GatewayEventsRepository {
   abstract transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
   /** One statement for the whole batch, with the NOTIFY that wakes the processors. */
   abstract store(events: IncomingGatewayEvent[]): Promise<void>;
-  /** Due events in arrival order, locked for this transaction. */
+  /** Due receipts and replies in arrival order, locked for this transaction. */
   abstract claimDue(manager: EntityManager, limit: number): Promise<StoredGatewayEvent[]>;
-  abstract delete(manager: EntityManager, ids: string[]): Promise<void>;
+  /**
+   * Every pending connection event of up to `configs` configurations that have one due, leased
+   * for `leaseMs` (no other processor takes them meanwhile; after a crash they come back). Each
+   * configuration's window opens: its next connection events wait until it ends.
+   */
+  abstract leaseConnections(configs: number, leaseMs: number): Promise<StoredGatewayEvent[]>;
+  abstract delete(ids: string[], manager?: EntityManager): Promise<void>;
   abstract retryLater(manager: EntityManager, ids: string[], delayMs: number): Promise<void>;
+  /** Kept with its reason for an operator, never claimed again. */
+  abstract setAside(id: string, reason: string, manager?: EntityManager): Promise<void>;
   abstract msUntilNextDue(): Promise<number | null>;
 }

@@ -1,0 +1,101 @@
+import { GatewayEventIntake } from './gateway-event-intake';
+import type {
+  GatewayEventsRepository,
+  IncomingGatewayEvent,
+} from './ports/gateway-events.repository';
+
+/** A repository that records each statement and holds it until released. */
+class HeldRepository {
+  readonly statements: IncomingGatewayEvent[][] = [];
+  private readonly releases: Array<() => void> = [];
+
+  store(events: IncomingGatewayEvent[]): Promise<void> {
+    this.statements.push(events);
+    if (events.some((event) => event.gatewayConfigId === 99)) {
+      return Promise.reject(new Error('violates foreign key constraint'));
+    }
+    return new Promise((resolve) => this.releases.push(resolve));
+  }
+
+  releaseAll(): void {
+    this.releases.splice(0).forEach((release) => release());
+  }
+}
+
+const connection = (
+  gatewayConfigId: number,
+  second: number,
+  state: string,
+): IncomingGatewayEvent => ({
+  gatewayConfigId,
+  companyId: 1,
+  event: 'connection.update',
+  payload: { data: { state }, at: new Date(Date.UTC(2026, 10, 24, 12, 0, second)).toISOString() },
+});
+const receipt = (gatewayConfigId: number, keyId: string): IncomingGatewayEvent => ({
+  gatewayConfigId,
+  companyId: 1,
+  event: 'messages.update',
+  payload: { data: { keyId, status: 'READ' } },
+});
+
+async function settle(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('GatewayEventIntake', () => {
+  let repository: HeldRepository;
+  let intake: GatewayEventIntake;
+
+  beforeEach(async () => {
+    repository = new HeldRepository();
+    intake = new GatewayEventIntake(repository as unknown as GatewayEventsRepository);
+    // Four writes in flight: what arrives next waits and is written as one batch.
+    const first = [1, 2, 3, 4].map((n) => intake.store(receipt(1, `K${n}`)));
+    await settle();
+    expect(repository.statements).toHaveLength(4);
+    repository.releaseAll();
+    await Promise.all(first);
+    repository.statements.length = 0;
+    [5, 6, 7, 8].forEach((n) => void intake.store(receipt(1, `H${n}`)));
+    await settle();
+  });
+
+  afterEach(() => repository.releaseAll());
+
+  it("writes only the latest of a configuration's connection events in a batch, and answers them all", async () => {
+    const answered = [
+      intake.store(connection(1, 3, 'connecting')),
+      intake.store(receipt(1, 'K9')),
+      intake.store(connection(1, 5, 'connecting')),
+      intake.store(connection(2, 1, 'close')),
+      intake.store(connection(1, 4, 'close')),
+    ];
+    repository.statements.length = 0;
+    repository.releaseAll();
+    await settle();
+    expect(repository.statements).toHaveLength(1);
+    expect(repository.statements[0]).toEqual([
+      receipt(1, 'K9'),
+      connection(1, 5, 'connecting'),
+      connection(2, 1, 'close'),
+    ]);
+    repository.releaseAll();
+    await expect(Promise.all(answered)).resolves.toHaveLength(5);
+  });
+
+  it('writes a failed batch again event by event: only the event that cannot be stored fails', async () => {
+    const good = intake.store(receipt(1, 'A1'));
+    const bad = intake.store(receipt(99, 'B1')).catch((error: Error) => error.message);
+    const other = intake.store(receipt(2, 'A2'));
+    repository.statements.length = 0;
+    for (let i = 0; i < 10; i += 1) {
+      repository.releaseAll();
+      await settle();
+    }
+    await expect(good).resolves.toBeUndefined();
+    await expect(bad).resolves.toBe('violates foreign key constraint');
+    await expect(other).resolves.toBeUndefined();
+    expect(repository.statements.map((batch) => batch.length)).toEqual([3, 1, 1, 1]);
+  });
+});

@@ -1,0 +1,178 @@
+import { phones, waitForCampaign } from '../../support/campaigns';
+import { closeDb, countRows, db } from '../../support/db';
+import { FakeEvolutionApi } from '../../support/fake-evolution-api';
+import { startCampaign, trackedConfig, until } from '../../support/gateway-events';
+import { freePort } from '../../support/media';
+import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every distinct value `read` showed, in order, sampled every 25 ms until stop(). */
+function watch(read: () => Promise<string>): { stop(): Promise<string[]> } {
+  const seen: string[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const value = await read();
+      if (seen.at(-1) !== value) {
+        seen.push(value);
+      }
+      await sleep(25);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return seen;
+    },
+  };
+}
+
+/**
+ * An instance reconnecting in a loop posts about 70 `connection.update` a second (recorded
+ * against Evolution API v2.3.6: 4,541 in 65 s, all "connecting"). Each instance's events are
+ * applied as one, at most once per coalescing window.
+ */
+describe('a storm of connection events', () => {
+  let t: TestApp;
+  const fake = new FakeEvolutionApi();
+
+  beforeAll(async () => {
+    await fake.start();
+    const port = await freePort();
+    t = await startTestApp({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { port });
+  });
+  afterAll(async () => {
+    await t.close();
+    await fake.stop();
+    await closeDb();
+  });
+
+  /** An open instance with a campaign that sent once and waits a minute for its next send. */
+  async function openInstanceWithCampaign(): Promise<{
+    company: TestCompany;
+    config: { id: number; instance: string };
+    campaignId: number;
+  }> {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake);
+    expect(
+      await fake.emit(config.instance, 'connection.update', {
+        instance: config.instance,
+        state: 'open',
+      }),
+    ).toBe(200);
+    await until(
+      async () => (await company.get(`/api/gateway-configs/${config.id}`)).body.instanceState,
+      (state) => state === 'open',
+    );
+    const campaign = await startCampaign(company, config.id, {
+      contacts: phones(3, 9800 + config.id * 10),
+      intervalMinSeconds: 60,
+      intervalMaxSeconds: 60,
+    });
+    await waitForCampaign(company, campaign.id, (x) => x.sentContacts === 1);
+    return { company, config, campaignId: campaign.id };
+  }
+
+  /**
+   * `perSecond` events a second for `seconds`, each stamped when it is posted. A real time
+   * span: the storm is a rate, and the coalescing window it meets is a time.
+   */
+  async function storm(
+    instance: string,
+    data: Record<string, unknown>,
+    perSecond: number,
+    seconds: number,
+  ): Promise<Array<number | null>> {
+    const started = Date.now();
+    const posts: Array<Promise<number | null>> = [];
+    for (let i = 0; i < perSecond * seconds; i += 1) {
+      await sleep(started + (i * 1000) / perSecond - Date.now());
+      posts.push(fake.emit(instance, 'connection.update', { instance, ...data }));
+    }
+    return Promise.all(posts);
+  }
+
+  function watchConfig(id: number): { stop(): Promise<string[]> } {
+    return watch(async () => {
+      const { rows } = await db().query(
+        `SELECT xmin::text AS version, instance_state FROM gateway_configs WHERE id = $1`,
+        [id],
+      );
+      return `${rows[0].version} ${rows[0].instance_state}`;
+    });
+  }
+
+  function watchHold(campaignId: number): { stop(): Promise<string[]> } {
+    return watch(async () => {
+      const { rows } = await db().query(
+        `SELECT status, disconnected_since FROM campaigns WHERE id = $1`,
+        [campaignId],
+      );
+      return JSON.stringify(rows[0]);
+    });
+  }
+
+  /** The configuration's states as watched, each change once. */
+  function statesOf(versions: string[]): string[] {
+    return versions
+      .map((version) => version.split(' ')[1])
+      .filter((state, i, all) => i === 0 || all[i - 1] !== state);
+  }
+
+  it('takes 100 events a second for 10 s as one state change, with no backlog and no hold change', async () => {
+    const { company, config, campaignId } = await openInstanceWithCampaign();
+    const notices = await countRows('notices', 'company_id = $1', [company.id]);
+    const outbox = await countRows('outbox_events', 'company_id = $1', [company.id]);
+    const configVersions = watchConfig(config.id);
+    const holds = watchHold(campaignId);
+
+    const answers = await storm(
+      config.instance,
+      { state: 'connecting', statusReason: 200 },
+      100,
+      10,
+    );
+    expect(answers.filter((status) => status !== 200)).toEqual([]);
+    await until(
+      () => countRows('gateway_events', 'gateway_config_id = $1', [config.id]),
+      (pending) => pending === 0,
+      5_000,
+    );
+
+    const versions = await configVersions.stop();
+    expect(statesOf(versions)).toEqual(['open', 'connecting']);
+    // At most one write per 2 s window, and never one per event.
+    expect(versions.length - 1).toBeLessThanOrEqual(7);
+    expect(await holds.stop()).toHaveLength(1);
+    expect(await countRows('notices', 'company_id = $1', [company.id])).toBe(notices);
+    expect(await countRows('outbox_events', 'company_id = $1', [company.id])).toBe(outbox);
+    expect(
+      (await company.get(`/api/gateway-configs/${config.id}`).expect(200)).body.instanceState,
+    ).toBe('connecting');
+  });
+
+  it('holds the campaigns once for a storm of "close", and sends nothing meanwhile', async () => {
+    const { config, campaignId } = await openInstanceWithCampaign();
+    const sent = fake.sent.filter((s) => s.instance === config.instance).length;
+    const configVersions = watchConfig(config.id);
+    const holds = watchHold(campaignId);
+
+    const answers = await storm(config.instance, { state: 'close', statusReason: 428 }, 100, 3);
+    expect(answers.filter((status) => status !== 200)).toEqual([]);
+    await until(
+      () => countRows('gateway_events', 'gateway_config_id = $1', [config.id]),
+      (pending) => pending === 0,
+      5_000,
+    );
+
+    expect(statesOf(await configVersions.stop())).toEqual(['open', 'close']);
+    const held = (await holds.stop()).map((row) => JSON.parse(row));
+    expect(held).toHaveLength(2);
+    expect(held[0]).toMatchObject({ status: 'ACTIVE', disconnected_since: null });
+    expect(held[1]).toMatchObject({ status: 'ACTIVE', disconnected_since: expect.any(String) });
+    expect(fake.sent.filter((s) => s.instance === config.instance)).toHaveLength(sent);
+  });
+});
