@@ -14,6 +14,7 @@ import { RecordSentText1763870000000 } from './1763870000000-RecordSentText';
 import { KeepNumbersSafe1763880000000 } from './1763880000000-KeepNumbersSafe';
 import { BanSignals1763890000000 } from './1763890000000-BanSignals';
 import { RetryFailed1763900000000 } from './1763900000000-RetryFailed';
+import { WaitForInstance1763940000000 } from './1763940000000-WaitForInstance';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   KeepNumbersSafe1763880000000,
   BanSignals1763890000000,
   RetryFailed1763900000000,
+  WaitForInstance1763940000000,
 ];
