@@ -23,6 +23,14 @@ async function dueNow(campaignId: number): Promise<void> {
   await db().query(`UPDATE campaigns SET next_send_at = now() WHERE id = $1`, [campaignId]);
 }
 
+async function eventTypes(campaignId: number): Promise<string[]> {
+  const { rows } = await db().query(
+    `SELECT event_type FROM outbox_events WHERE campaign_id = $1 ORDER BY id`,
+    [campaignId],
+  );
+  return rows.map((row: { event_type: string }) => row.event_type);
+}
+
 async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -242,5 +250,57 @@ describe('a campaign on an instance that cannot send', () => {
     }
     expect(finished).toMatchObject({ status: 'COMPLETED', sent: 2, failed: 0 });
     expect(sentThrough(gw.instance).sort()).toEqual(['5511987680001', '5511987680002']);
+  });
+
+  it('pauses once, naming the media URL, when the gateway cannot fetch it, fails nobody, and sends everyone on resume', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const contacts = phones(3, 7_600);
+    fake.scriptSendsTo(contacts[0].phoneNumber, 'media-unreachable-500');
+    const c = (
+      await company
+        .post(
+          '/api/campaigns',
+          campaignBody(fake, gw, {
+            contacts,
+            mediaUrl: 'https://cdn.example.com/oferta.png?assinatura=segredo',
+            notificationPhone: '11999993333',
+          }),
+        )
+        .expect(200)
+    ).body;
+    const paused = await waitForCampaign(company, c.id, (x) => x.status === 'PAUSED', 15_000);
+    expect(paused).toMatchObject({ sentContacts: 0, failedContacts: 0, pendingContacts: 3 });
+    expect(paused.pauseReason).toContain('https://cdn.example.com/oferta.png');
+    expect(paused.pauseReason).toContain('getaddrinfo EAI_AGAIN cdn.example.com');
+    expect(paused.pauseReason).not.toContain('segredo');
+    expect((await contactRows(c.id)).map((r) => [r.status, r.retry_count])).toEqual([
+      ['PENDING', 0],
+      ['PENDING', 0],
+      ['PENDING', 0],
+    ]);
+    const numbers = contacts.map((contact) => contact.phoneNumber);
+    const campaignRequests = (): number =>
+      fake.requests.filter((r) => numbers.includes((r.body as { number?: string })?.number ?? ''))
+        .length;
+    expect(campaignRequests()).toBe(1);
+    expect((await eventTypes(c.id)).filter((e) => e !== 'campaign.started')).toEqual([
+      'campaign.paused',
+    ]);
+    const { rows: notices } = await db().query(
+      `SELECT reason FROM notices WHERE company_id = $1 ORDER BY id`,
+      [company.id],
+    );
+    expect(notices.map((n: { reason: string }) => n.reason)).toEqual(['campaign_paused']);
+
+    await company.put(`/api/campaigns/${c.id}/resume`).expect(200);
+    const done = await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED', 30_000);
+    expect(done).toMatchObject({ sentContacts: 3, failedContacts: 0 });
+    const campaignSends = fake.sent.filter((s) => numbers.includes(s.number));
+    expect(campaignSends.map((s) => s.number).sort()).toEqual([...numbers].sort());
+    expect(campaignRequests()).toBe(4);
+    const events = await eventTypes(c.id);
+    expect(events.filter((e) => e === 'campaign.paused')).toHaveLength(1);
+    expect(events).toContain('campaign.completed');
   });
 });

@@ -33,6 +33,7 @@ import {
   variantSeed,
 } from '../domain/campaign-message';
 import { CampaignCounts, progressStepOf } from '../domain/campaign-stats';
+import { fetchedMediaUrlOf } from '../domain/gateway-media-rules';
 import { banSignalOf, SendSignal } from '../domain/ban-signals';
 import { autoPauseOf } from '../../../common/messaging/auto-pause';
 import type { SendFailureKind } from '../domain/contact-failure-kind';
@@ -88,6 +89,8 @@ type SendOutcome =
   | { kind: 'uncertain'; reason: string; cause: MessageReason }
   /** `condition`: what the answer proved about the instance (null: only that it cannot send). */
   | { kind: 'disconnected'; reason: string; condition: InstanceCondition | null }
+  /** The gateway cannot fetch the media: every contact would fail alike, so the campaign pauses. */
+  | { kind: 'media_unreachable'; reason: string }
   | { kind: 'internal'; reason: string }
   | { kind: 'campaign_failed'; reason: string };
 
@@ -421,7 +424,7 @@ export class CampaignDispatcher {
           cause: 'unexpected_error',
         };
       }
-      return this.classify(error, contact);
+      return this.classify(error, contact, first);
     }
   }
 
@@ -483,7 +486,11 @@ export class CampaignDispatcher {
     }
   }
 
-  private classify(error: GatewayError, contact: ContactToSend): UnsentOutcome {
+  private classify(
+    error: GatewayError,
+    contact: ContactToSend,
+    message: OutgoingMessage,
+  ): UnsentOutcome {
     switch (error.kind) {
       case 'refused_number':
         return {
@@ -516,9 +523,8 @@ export class CampaignDispatcher {
         };
       case 'uncertain':
         return { kind: 'uncertain', reason: error.message, cause: 'gateway' };
-      // Until the campaign engine holds the campaign for it, an unreachable media URL is
-      // retried like any failure that proved nothing was sent.
       case 'media_unreachable':
+        return { kind: 'media_unreachable', reason: mediaUnreachableReason(error, message) };
       case 'transient':
         return contact.attempts >= MAX_SEND_ATTEMPTS
           ? {
@@ -647,6 +653,8 @@ export class CampaignDispatcher {
       }
       case 'disconnected':
         return this.onDisconnected(manager, campaign, contact, outcome.condition);
+      case 'media_unreachable':
+        return this.onMediaUnreachable(manager, campaign, contact, outcome.reason);
       case 'internal':
         return this.onInternalError(manager, campaign, contact, outcome.reason);
       case 'campaign_failed':
@@ -725,6 +733,21 @@ export class CampaignDispatcher {
         dedupKey: `campaign:${campaign.id}:disconnected:${result.disconnectedSince.toISOString()}`,
       });
     }
+  }
+
+  /**
+   * The gateway cannot fetch the media, and would fail every contact alike: the contact goes
+   * back untouched and the campaign pauses once, naming the URL, for a person to fix the media
+   * (or the gateway's network) and resume; an automation's run fails instead.
+   */
+  private async onMediaUnreachable(
+    manager: EntityManager,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    reason: string,
+  ): Promise<void> {
+    await this.putBack(manager, campaign, contact, 'gateway');
+    await this.pauseCampaign(manager, campaign, reason, true);
   }
 
   /**
@@ -942,6 +965,13 @@ function completionNotice(campaign: DispatchCampaign, counts: CampaignCounts): s
 
 function isFirstSend(campaign: DispatchCampaign): boolean {
   return campaign.sentContacts === 0 && campaign.failedContacts === 0;
+}
+
+/** Names the URL the gateway could not fetch (without its query) and what the gateway said. */
+function mediaUnreachableReason(error: GatewayError, message: OutgoingMessage): string {
+  const url = fetchedMediaUrlOf(message);
+  const subject = url ? `a mídia ${url}` : 'a mídia da mensagem';
+  return `${subject} está inacessível para o gateway (${error.message})`.slice(0, 500);
 }
 
 function describe(error: unknown): string {
