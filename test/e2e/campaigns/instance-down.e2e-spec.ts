@@ -1,4 +1,4 @@
-import { createWelcomeAutomation, importDatabase } from '../../support/automations';
+import { createWelcomeAutomation, importDatabase, runNowAndWait } from '../../support/automations';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';
 import { FakeEvolutionApi, RecordedRefusal } from '../../support/fake-evolution-api';
@@ -72,6 +72,37 @@ describe('a campaign on an instance that cannot send', () => {
   const reconciliations = (instance: string): number =>
     fake.requests.filter((r) => r.instance === instance && r.path.startsWith('/chat/findMessages'))
       .length;
+
+  /** A welcome automation of two records (Ana 5511987680001, Bruno …002) on its own instance. */
+  async function welcomeAutomation(messageConfig?: Record<string, unknown>): Promise<{
+    company: TestCompany;
+    gw: { instance: string; apiKey: string };
+    automation: { id: number };
+  }> {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const config = (
+      await company
+        .post('/api/gateway-configs', {
+          name: 'P',
+          url: fake.url,
+          apiKey: gw.apiKey,
+          instance: gw.instance,
+        })
+        .expect(201)
+    ).body;
+    const database = await importDatabase(company, [
+      { telefone: '11987680001', nome: 'Ana' },
+      { telefone: '11987680002', nome: 'Bruno' },
+    ]);
+    const automation = await createWelcomeAutomation(
+      company,
+      database.id,
+      config.id,
+      messageConfig,
+    );
+    return { company, gw, automation };
+  }
 
   /**
    * Creates a campaign whose numbers answer as scripted (two probes each), checks it waits with
@@ -198,25 +229,10 @@ describe('a campaign on an instance that cannot send', () => {
   });
 
   it('holds an automation’s run on a never-paired instance, burning nothing, and sends it once the instance opens', async () => {
-    const company = await TestCompany.register(t.http);
-    const gw = connectedInstance(fake);
-    const config = (
-      await company
-        .post('/api/gateway-configs', {
-          name: 'P',
-          url: fake.url,
-          apiKey: gw.apiKey,
-          instance: gw.instance,
-        })
-        .expect(201)
-    ).body;
-    const database = await importDatabase(company, [
-      { telefone: '11987680001', nome: 'Ana' },
-      { telefone: '11987680002', nome: 'Bruno' },
-    ]);
-    const automation = await createWelcomeAutomation(company, database.id, config.id);
+    const { company, gw, automation } = await welcomeAutomation();
+    // Both numbers known to the instance, whichever the run sends first.
     fake.scriptSendsTo('5511987680001', 'not-paired-400', 'not-paired-400');
-    fake.scriptSendsTo('5511987680002', 'connection-closed-500', 'connection-closed-500');
+    fake.scriptSendsTo('5511987680002', 'not-paired-400', 'not-paired-400');
     const run = (await company.post(`/api/automations/${automation.id}/run-now`).expect(202)).body;
     const runCampaign = async (): Promise<{ id: number; waiting_reason: string | null }> => {
       const { rows } = await db().query(
@@ -250,6 +266,30 @@ describe('a campaign on an instance that cannot send', () => {
     }
     expect(finished).toMatchObject({ status: 'COMPLETED', sent: 2, failed: 0 });
     expect(sentThrough(gw.instance).sort()).toEqual(['5511987680001', '5511987680002']);
+  });
+
+  it('fails an automation’s run on media the gateway cannot fetch, naming it, its contacts unsent', async () => {
+    const { gw, company, automation } = await welcomeAutomation({
+      type: 'MEDIA',
+      mediaUrl: 'https://cdn.example.com/boas-vindas.png?token=segredo',
+      caption: 'Olá {PrimeiroNome}',
+    });
+    fake.scriptSendsTo('5511987680001', 'media-unreachable-500');
+    fake.scriptSendsTo('5511987680002', 'media-unreachable-500');
+    const run = await runNowAndWait(company, automation.id);
+    expect(run).toMatchObject({ status: 'FAILED', sent: 0, failed: 0 });
+    expect(run.error).toContain('https://cdn.example.com/boas-vindas.png');
+    expect(run.error).not.toContain('segredo');
+    expect(sendRequests(gw.instance)).toBe(1);
+    const { rows } = await db().query(
+      `SELECT c.status, c.retry_count FROM campaign_contacts c
+         JOIN campaigns k ON k.id = c.campaign_id WHERE k.automation_run_id = $1`,
+      [run.id],
+    );
+    expect(rows).toEqual([
+      { status: 'PENDING', retry_count: 0 },
+      { status: 'PENDING', retry_count: 0 },
+    ]);
   });
 
   it('pauses once, naming the media URL, when the gateway cannot fetch it, fails nobody, and sends everyone on resume', async () => {
