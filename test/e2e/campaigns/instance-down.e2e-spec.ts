@@ -205,6 +205,27 @@ describe('a campaign on an instance that cannot send', () => {
     await company.put(`/api/campaigns/${c.id}/cancel`).expect(200);
   });
 
+  it('keeps not_paired on the configuration through a status check that reads close, until one reads open', async () => {
+    const company = await TestCompany.register(t.http);
+    const gw = connectedInstance(fake);
+    const contacts = phones(1, 7_800);
+    fake.scriptSendsTo(contacts[0].phoneNumber, 'not-paired-400');
+    const c = (
+      await company.post('/api/campaigns', campaignBody(fake, gw, { contacts })).expect(200)
+    ).body;
+    await waitForCampaign(company, c.id, (x) => x.waitingReason === 'INSTANCE_NOT_PAIRED');
+    await company.put(`/api/campaigns/${c.id}/cancel`).expect(200);
+    const configPath = `/api/gateway-configs/${c.gatewayConfig.id}`;
+
+    fake.setState(gw.instance, 'close');
+    expect((await company.get(`${configPath}/status`).expect(200)).body.state).toBe('close');
+    expect((await company.get(configPath).expect(200)).body.instanceState).toBe('not_paired');
+
+    fake.setState(gw.instance, 'open');
+    expect((await company.get(`${configPath}/status`).expect(200)).body.state).toBe('open');
+    expect((await company.get(configPath).expect(200)).body.instanceState).toBe('open');
+  });
+
   it('fails after 10 minutes for the instance, saying it was never paired, its contacts still pending', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
