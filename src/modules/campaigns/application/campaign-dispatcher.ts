@@ -213,11 +213,6 @@ export class CampaignDispatcher {
         }
         return;
       }
-      if (claimed.campaign.disconnectedSince || isFirstSend(claimed.campaign)) {
-        // Once per campaign and after each disconnection, not per message: the configuration
-        // shows the instance open again, whatever a send or an event proved before.
-        await this.noteInstanceState(claimed.campaign, 'open', triedAt);
-      }
       turn.sent += 1;
       const mayContinue = count < limit && !this.stopping && this.liveness.holdsLock;
       const goOn = await this.finishDelivered(
@@ -227,6 +222,11 @@ export class CampaignDispatcher {
         pauses,
         mayContinue,
       );
+      if (claimed.campaign.disconnectedSince || isFirstSend(claimed.campaign)) {
+        // Once per campaign and after each disconnection, not per message, and after the
+        // delivery is recorded: the configuration shows the instance open again.
+        await this.noteInstanceState(claimed.campaign, 'open', triedAt);
+      }
       if (!goOn) {
         return;
       }
