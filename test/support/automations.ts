@@ -24,6 +24,7 @@ export async function createWelcomeAutomation(
   company: TestCompany,
   databaseConfigId: number,
   gatewayConfigId: number,
+  messageConfig: Record<string, unknown> = { type: 'TEXT', message: 'Olá {PrimeiroNome}' },
 ): Promise<{ id: number }> {
   const response = await company.post('/api/automations', {
     name: 'Boas-vindas',
@@ -32,7 +33,7 @@ export async function createWelcomeAutomation(
     databaseConfigId,
     gatewayConfigId,
     filters: [],
-    messageConfig: { type: 'TEXT', message: 'Olá {PrimeiroNome}' },
+    messageConfig,
     dedupStrategy: 'ONCE',
     intervalMinSeconds: 0,
     intervalMaxSeconds: 0,

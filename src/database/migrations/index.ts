@@ -16,6 +16,7 @@ import { BanSignals1763890000000 } from './1763890000000-BanSignals';
 import { RetryFailed1763900000000 } from './1763900000000-RetryFailed';
 import { TrustGatewayEvents1763910000000 } from './1763910000000-TrustGatewayEvents';
 import { GatewayEventsIsolated1763920000000 } from './1763920000000-GatewayEventsIsolated';
+import { WaitForInstance1763940000000 } from './1763940000000-WaitForInstance';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   RetryFailed1763900000000,
   TrustGatewayEvents1763910000000,
   GatewayEventsIsolated1763920000000,
+  WaitForInstance1763940000000,
 ];

@@ -81,9 +81,16 @@ export class CampaignResponse {
   @ApiProperty({
     nullable: true,
     type: String,
-    enum: ['OUTSIDE_WINDOW', 'DAILY_LIMIT', 'LONG_PAUSE', null],
+    enum: [
+      'OUTSIDE_WINDOW',
+      'DAILY_LIMIT',
+      'LONG_PAUSE',
+      'INSTANCE_DISCONNECTED',
+      'INSTANCE_NOT_PAIRED',
+      null,
+    ],
     description:
-      'Por que uma campanha ACTIVE espera: fora da janela de envio, limite diário (ou aquecimento) da instância atingido, ou pausa longa',
+      'Por que uma campanha ACTIVE espera: fora da janela de envio, limite diário (ou aquecimento) da instância atingido, pausa longa, instância desconectada ou nunca pareada (leia o QR code; o estado está em GET /api/gateway-configs/{id}). Os contatos seguem pendentes e o envio continua quando a instância abrir',
   })
   waitingReason!: string | null;
   @ApiProperty({

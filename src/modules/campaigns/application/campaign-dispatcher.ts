@@ -9,11 +9,13 @@ import { AppConfig } from '../../../config/app-config.service';
 import {
   GatewayError,
   GatewayTarget,
+  InstanceCondition,
   MessagingGateway,
   OutgoingMessage,
   SentMessage,
 } from '../../gateway/domain/messaging-gateway';
 import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
+import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { NoticeQueue } from '../../notices/application/ports/notice.queue';
 import { nextWindowOpening } from '../../../common/time/sending-window';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
@@ -31,6 +33,7 @@ import {
   variantSeed,
 } from '../domain/campaign-message';
 import { CampaignCounts, progressStepOf } from '../domain/campaign-stats';
+import { fetchedMediaUrlOf } from '../domain/gateway-media-rules';
 import { banSignalOf, SendSignal } from '../domain/ban-signals';
 import { autoPauseOf } from '../../../common/messaging/auto-pause';
 import type { SendFailureKind } from '../domain/contact-failure-kind';
@@ -55,6 +58,13 @@ export const RETRY_DELAYS_MS = [3_000, 10_000];
 /** How long a disconnected instance is waited for before the campaign fails. */
 export const DISCONNECTED_FAIL_AFTER_MS = 10 * 60 * 1000;
 export const DISCONNECTED_RECHECK_MS = 5_000;
+/** Why a campaign failed after DISCONNECTED_FAIL_AFTER_MS: its instance, never its contacts. */
+export const DISCONNECTED_FAIL_REASON = {
+  disconnected:
+    'A instância do gateway ficou desconectada por mais de 10 minutos; os contatos não enviados continuam pendentes',
+  notPaired:
+    'A instância do gateway ficou mais de 10 minutos sem ser pareada (leia o QR code); os contatos não enviados continuam pendentes',
+};
 /** Our own errors (before any gateway call) in a row that pause the campaign for a person. */
 export const INTERNAL_ERRORS_BEFORE_PAUSE = 3;
 export const INTERNAL_ERROR_RETRY_MS = 5_000;
@@ -77,7 +87,10 @@ type SendOutcome =
   | { kind: 'failed'; reason: string; paced: boolean; cause: SendFailureKind }
   | { kind: 'retry'; reason: string }
   | { kind: 'uncertain'; reason: string; cause: MessageReason }
-  | { kind: 'disconnected'; reason: string }
+  /** `condition`: what the answer proved about the instance (null: only that it cannot send). */
+  | { kind: 'disconnected'; reason: string; condition: InstanceCondition | null }
+  /** The gateway cannot fetch the media: every contact would fail alike, so the campaign pauses. */
+  | { kind: 'media_unreachable'; reason: string }
   | { kind: 'internal'; reason: string }
   | { kind: 'campaign_failed'; reason: string };
 
@@ -113,6 +126,7 @@ export class CampaignDispatcher {
     private readonly liveness: WorkerLiveness,
     private readonly metrics: Metrics,
     private readonly pacing: InstancePacing,
+    private readonly gatewayConfigs: GatewayConfigsService,
   ) {}
 
   get workerId(): string {
@@ -183,12 +197,20 @@ export class CampaignDispatcher {
       }
       this.metrics.observeDispatchLag(claimed.campaign.sendLagSeconds ?? 0);
       const pauses = drawPauses(claimed.campaign);
+      const triedAt = this.clock.now();
       const outcome = await this.deliver(claimed.campaign, claimed.contact);
       if (outcome.kind !== 'sent') {
         turn.sent += outcome.kind === 'uncertain' ? 1 : 0;
         await this.transaction((manager) =>
           this.finishUnsent(manager, claimed.campaign, claimed.contact, outcome, pauses),
         );
+        if (outcome.kind === 'disconnected') {
+          await this.noteInstanceState(
+            claimed.campaign,
+            outcome.condition === 'not_paired' ? 'not_paired' : 'close',
+            triedAt,
+          );
+        }
         return;
       }
       turn.sent += 1;
@@ -200,9 +222,35 @@ export class CampaignDispatcher {
         pauses,
         mayContinue,
       );
+      if (claimed.campaign.disconnectedSince || isFirstSend(claimed.campaign)) {
+        // Once per campaign and after each disconnection, not per message, and after the
+        // delivery is recorded: the configuration shows the instance open again.
+        await this.noteInstanceState(claimed.campaign, 'open', triedAt);
+      }
       if (!goOn) {
         return;
       }
+    }
+  }
+
+  /**
+   * What a send proved about the instance, on its configuration (tracking or not): `close`,
+   * `not_paired` (its QR code must be read) or `open` again, as of when the send began, so that
+   * a connection event the gateway stamped during or after the send stays the latest. Shown,
+   * never decided on: a failure to write it is only logged.
+   */
+  private async noteInstanceState(
+    campaign: DispatchCampaign,
+    state: string,
+    at: Date,
+  ): Promise<void> {
+    try {
+      await this.gatewayConfigs.recordInstanceState(campaign.gatewayConfigId, state, null, at);
+    } catch (error) {
+      this.logger.warn(
+        { campaignId: campaign.id, err: describe(error) },
+        'Instance state not recorded on its configuration',
+      );
     }
   }
 
@@ -376,7 +424,7 @@ export class CampaignDispatcher {
           cause: 'unexpected_error',
         };
       }
-      return this.classify(error, contact);
+      return this.classify(error, contact, first);
     }
   }
 
@@ -438,7 +486,11 @@ export class CampaignDispatcher {
     }
   }
 
-  private classify(error: GatewayError, contact: ContactToSend): UnsentOutcome {
+  private classify(
+    error: GatewayError,
+    contact: ContactToSend,
+    message: OutgoingMessage,
+  ): UnsentOutcome {
     switch (error.kind) {
       case 'refused_number':
         return {
@@ -464,12 +516,15 @@ export class CampaignDispatcher {
       case 'target_refused':
         return { kind: 'campaign_failed', reason: 'O endereço do gateway não é permitido' };
       case 'disconnected':
-        return { kind: 'disconnected', reason: 'instância do gateway desconectada' };
+        return {
+          kind: 'disconnected',
+          reason: 'instância do gateway desconectada',
+          condition: error.instanceCondition,
+        };
       case 'uncertain':
         return { kind: 'uncertain', reason: error.message, cause: 'gateway' };
-      // Until the campaign engine holds the campaign for it, an unreachable media URL is
-      // retried like any failure that proved nothing was sent.
       case 'media_unreachable':
+        return { kind: 'media_unreachable', reason: mediaUnreachableReason(error, message) };
       case 'transient':
         return contact.attempts >= MAX_SEND_ATTEMPTS
           ? {
@@ -597,16 +652,13 @@ export class CampaignDispatcher {
         });
       }
       case 'disconnected':
-        return this.onDisconnected(manager, campaign, contact);
+        return this.onDisconnected(manager, campaign, contact, outcome.condition);
+      case 'media_unreachable':
+        return this.onMediaUnreachable(manager, campaign, contact, outcome.reason);
       case 'internal':
         return this.onInternalError(manager, campaign, contact, outcome.reason);
       case 'campaign_failed':
-        await this.repository.requeueContact(manager, campaign.id, contact.id, {
-          retryInMs: 0,
-          countAttempt: false,
-          nextSendInMs: 0,
-          cause: 'gateway',
-        });
+        await this.putBack(manager, campaign, contact, 'gateway');
         return this.failCampaign(manager, campaign, outcome.reason);
     }
   }
@@ -628,29 +680,47 @@ export class CampaignDispatcher {
     });
   }
 
+  /** The contact back to PENDING, ready at once and untouched: nothing went out, no attempt counts. */
+  private putBack(
+    manager: EntityManager,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    cause: Requeue['cause'],
+  ): Promise<void> {
+    return this.repository.requeueContact(manager, campaign.id, contact.id, {
+      retryInMs: 0,
+      countAttempt: false,
+      nextSendInMs: 0,
+      cause,
+    });
+  }
+
+  /**
+   * The instance cannot send: the contact goes back untouched (no attempt counted), the
+   * campaign says what it waits for and looks again in a few seconds; after
+   * DISCONNECTED_FAIL_AFTER_MS of it the campaign fails, its contacts still PENDING.
+   */
   private async onDisconnected(
     manager: EntityManager,
     campaign: DispatchCampaign,
     contact: ContactToSend,
+    condition: InstanceCondition | null,
   ): Promise<void> {
-    await this.repository.requeueContact(manager, campaign.id, contact.id, {
-      retryInMs: 0,
-      countAttempt: false,
-      nextSendInMs: DISCONNECTED_RECHECK_MS,
-      cause: 'disconnected',
-    });
+    await this.putBack(manager, campaign, contact, 'disconnected');
     const result = await this.repository.rescheduleAndRelease(manager, campaign.id, this.workerId, {
       nextSendInMs: DISCONNECTED_RECHECK_MS,
       cause: 'disconnected',
+      waitingReason: condition === 'not_paired' ? 'INSTANCE_NOT_PAIRED' : 'INSTANCE_DISCONNECTED',
     });
     if (!result.leaseHeld) {
       return;
     }
+    const notPaired = result.waitingReason === 'INSTANCE_NOT_PAIRED';
     if (result.disconnectedForMs >= DISCONNECTED_FAIL_AFTER_MS) {
       return this.failCampaign(
         manager,
         campaign,
-        'A instância do gateway ficou desconectada por mais de 10 minutos',
+        notPaired ? DISCONNECTED_FAIL_REASON.notPaired : DISCONNECTED_FAIL_REASON.disconnected,
       );
     }
     if (!campaign.disconnectedSince && result.disconnectedSince && campaign.notificationPhone) {
@@ -658,11 +728,26 @@ export class CampaignDispatcher {
         companyId: campaign.companyId,
         gatewayConfigId: campaign.gatewayConfigId,
         phoneNumber: campaign.notificationPhone,
-        text: `⚠️ A instância do WhatsApp da campanha "${campaign.name}" desconectou. O envio continua quando ela reconectar.`,
+        text: `⚠️ A instância do WhatsApp da campanha "${campaign.name}" ${notPaired ? 'não está pareada: leia o QR code da instância' : 'desconectou'}. O envio continua quando ela conectar.`,
         reason: 'instance_disconnected',
         dedupKey: `campaign:${campaign.id}:disconnected:${result.disconnectedSince.toISOString()}`,
       });
     }
+  }
+
+  /**
+   * The gateway cannot fetch the media, and would fail every contact alike: the contact goes
+   * back untouched and the campaign pauses once, naming the URL, for a person to fix the media
+   * (or the gateway's network) and resume; an automation's run fails instead.
+   */
+  private async onMediaUnreachable(
+    manager: EntityManager,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    reason: string,
+  ): Promise<void> {
+    await this.putBack(manager, campaign, contact, 'gateway');
+    await this.pauseCampaign(manager, campaign, reason, true);
   }
 
   /**
@@ -675,12 +760,7 @@ export class CampaignDispatcher {
     contact: ContactToSend,
     reason: string,
   ): Promise<void> {
-    await this.repository.requeueContact(manager, campaign.id, contact.id, {
-      retryInMs: 0,
-      countAttempt: false,
-      nextSendInMs: INTERNAL_ERROR_RETRY_MS,
-      cause: 'internal',
-    });
+    await this.putBack(manager, campaign, contact, 'internal');
     const result = await this.repository.rescheduleAndRelease(manager, campaign.id, this.workerId, {
       nextSendInMs: INTERNAL_ERROR_RETRY_MS,
       cause: 'internal',
@@ -881,6 +961,17 @@ function subjectOf(campaign: DispatchCampaign): string {
 
 function completionNotice(campaign: DispatchCampaign, counts: CampaignCounts): string {
   return `✅ ${subjectOf(campaign)} foi concluída: ${counts.sentContacts} enviadas, ${counts.failedContacts} com falha, de ${counts.totalContacts} contatos.`;
+}
+
+function isFirstSend(campaign: DispatchCampaign): boolean {
+  return campaign.sentContacts === 0 && campaign.failedContacts === 0;
+}
+
+/** Names the URL the gateway could not fetch (without its query) and what the gateway said. */
+function mediaUnreachableReason(error: GatewayError, message: OutgoingMessage): string {
+  const url = fetchedMediaUrlOf(message);
+  const subject = url ? `a mídia ${url}` : 'a mídia da mensagem';
+  return `${subject} está inacessível para o gateway (${error.message})`.slice(0, 500);
 }
 
 function describe(error: unknown): string {

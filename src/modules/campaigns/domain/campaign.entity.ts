@@ -46,9 +46,12 @@ export interface NewCampaign {
 
 /**
  * Why an ACTIVE campaign is not sending now, when it is the engine's rules and not its own
- * pause: outside its sending window, its instance's figure of the day reached, or a long pause.
+ * pause: outside its sending window, its instance's figure of the day reached, a long pause,
+ * or its instance cannot send (a send or a connection event proved it; INSTANCE_NOT_PAIRED
+ * when the instance was never paired: its QR code must be read).
  */
-export type WaitingReason = 'OUTSIDE_WINDOW' | 'DAILY_LIMIT' | 'LONG_PAUSE';
+export type WaitingReason =
+  'OUTSIDE_WINDOW' | 'DAILY_LIMIT' | 'LONG_PAUSE' | 'INSTANCE_DISCONNECTED' | 'INSTANCE_NOT_PAIRED';
 
 /** How long after it ended a campaign's failed contacts may be retried (docs/API-RULES.md §4). */
 export const RETRY_WINDOW_DAYS = 7;
@@ -149,7 +152,7 @@ export class Campaign {
   @Column({
     name: 'waiting_reason',
     type: 'varchar',
-    length: 20,
+    length: 30,
     nullable: true,
     insert: false,
     update: false,

@@ -1,6 +1,7 @@
 import {
   canRenderBlank,
   describeDataUri,
+  fetchedMediaUrlOf,
   gatewayAcceptsMediaUrl,
   normalizeDataUri,
 } from './gateway-media-rules';
@@ -50,5 +51,22 @@ describe('gateway media rules', () => {
     expect(canRenderBlank(null)).toBe(false);
     expect(canRenderBlank('{Olá|Oi} {PrimeiroNome}')).toBe(false);
     expect(canRenderBlank('{Olá|} {PrimeiroNome}')).toBe(true);
+  });
+
+  it('names the URL the gateway fetches without its query or credentials, and no URL for bytes', () => {
+    expect(
+      fetchedMediaUrlOf({
+        kind: 'media',
+        mediaType: 'image',
+        media: 'https://user:senha@cdn.example.com/a/oferta.png?X-Amz-Signature=segredo#x',
+      }),
+    ).toBe('https://cdn.example.com/a/oferta.png');
+    expect(fetchedMediaUrlOf({ kind: 'audio', audio: 'http://203.0.113.7:8080/voz.ogg?t=1' })).toBe(
+      'http://203.0.113.7:8080/voz.ogg',
+    );
+    expect(fetchedMediaUrlOf({ kind: 'media', mediaType: 'image', media: 'iVBORw0KGgo=' })).toBe(
+      null,
+    );
+    expect(fetchedMediaUrlOf({ kind: 'text', text: 'https://cdn.example.com/x.png' })).toBe(null);
   });
 });

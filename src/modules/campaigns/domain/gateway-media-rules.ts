@@ -1,5 +1,6 @@
 import { isURL } from 'class-validator';
 import { canDrawBlank } from './message-variants';
+import type { OutgoingMessage } from '../../../common/messaging/outgoing-message';
 
 /** The largest data-URI media accepted, decoded (WhatsApp's own limit for most media is 16 MB). */
 export const MAX_DATA_URI_BYTES = 16 * 1024 * 1024;
@@ -78,4 +79,22 @@ export function blankTemplateWarnings(input: {
       ([field]) =>
         `${field} só tem variáveis ou variantes vazias: pode ficar em branco para alguns contatos, e esses contatos falham sem envio`,
     );
+}
+
+/**
+ * The URL a message makes the gateway fetch, as a reason may name it: without its query or
+ * credentials (a signed URL carries its signature there). Null when the message holds its bytes.
+ */
+export function fetchedMediaUrlOf(message: OutgoingMessage): string | null {
+  const media =
+    message.kind === 'media' ? message.media : message.kind === 'audio' ? message.audio : null;
+  if (!media || !/^https?:\/\//i.test(media)) {
+    return null;
+  }
+  try {
+    const url = new URL(media);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return null;
+  }
 }

@@ -87,11 +87,17 @@ export class PgDeliveryReceiptsRepository implements DeliveryReceiptsRepository 
     return rows[0] ?? null;
   }
 
-  /** ACTIVE campaigns of the configuration wait for the instance (which reconnects by itself). */
+  /**
+   * ACTIVE campaigns of the configuration wait for the instance (which reconnects by itself),
+   * and say so; one a send proved never paired keeps saying that.
+   */
   async holdForClosedInstance(gatewayConfigId: number, recheckSeconds: number): Promise<number> {
     const rows = await queryRows<{ id: number }>(
       this.dataSource,
       `UPDATE campaigns SET disconnected_since = coalesce(disconnected_since, now()),
+              waiting_reason = CASE WHEN disconnected_since IS NOT NULL
+                                         AND waiting_reason = 'INSTANCE_NOT_PAIRED'
+                                    THEN waiting_reason ELSE 'INSTANCE_DISCONNECTED' END,
               next_send_at = greatest(next_send_at, now() + make_interval(secs => $2))
         WHERE gateway_config_id = $1 AND status = 'ACTIVE'
         RETURNING id`,

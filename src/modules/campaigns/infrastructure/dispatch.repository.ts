@@ -44,6 +44,11 @@ const CAMPAIGN_COLUMNS = `
   long_pause_every AS "longPauseEvery", long_pause_min AS "longPauseMin", long_pause_max AS "longPauseMax",
   greatest(0, extract(epoch FROM now() - next_send_at))::float AS "sendLagSeconds"`;
 
+/** The campaign waits for its instance (see rescheduleAndRelease), as its row is before the update. */
+const WAITING_FOR_INSTANCE = `(disconnected_since IS NOT NULL
+  AND waiting_reason IN ('INSTANCE_DISCONNECTED', 'INSTANCE_NOT_PAIRED'))`;
+const NEVER_PAIRED = `(disconnected_since IS NOT NULL AND waiting_reason = 'INSTANCE_NOT_PAIRED')`;
+
 const COMPANY_ACTIVE = `(SELECT is_active FROM companies WHERE companies.id = campaigns.company_id)`;
 
 const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
@@ -168,6 +173,7 @@ export class PgDispatchRepository implements DispatchRepository {
     );
   }
 
+  /** A wait for the instance's turn (no reason) keeps a known wait for the instance itself. */
   async defer(
     campaignId: number,
     workerId: string,
@@ -175,7 +181,9 @@ export class PgDispatchRepository implements DispatchRepository {
     reason: WaitingReason | null,
   ): Promise<void> {
     await this.dataSource.query(
-      `UPDATE campaigns SET next_send_at = greatest($3, now()), waiting_reason = $4,
+      `UPDATE campaigns SET next_send_at = greatest($3, now()),
+              waiting_reason = CASE WHEN $4::varchar IS NULL AND ${WAITING_FOR_INSTANCE}
+                                    THEN waiting_reason ELSE $4 END,
               locked_by = NULL, locked_until = NULL
         WHERE id = $1 AND locked_by = $2`,
       [campaignId, workerId, until, reason],
@@ -472,8 +480,11 @@ export class PgDispatchRepository implements DispatchRepository {
 
   /**
    * After an outcome that sent nothing: schedules the campaign's next send `nextSendInMs`
-   * from now, notes a disconnection or our own error, and gives the lease back — only while
-   * `workerId` holds it; a worker that lost it changes nothing here.
+   * from now, notes a disconnection (with `waitingReason`) or our own error, and gives the
+   * lease back — only while `workerId` holds it; a worker that lost it changes nothing here.
+   * INSTANCE_NOT_PAIRED stays while the instance stays disconnected: an answer that proves
+   * less (Connection Closed, for a number the gateway must look up) does not undo the proof.
+   * Our own error, raised before any gateway call, leaves the disconnection as it was.
    */
   async rescheduleAndRelease(
     manager: EntityManager,
@@ -483,12 +494,14 @@ export class PgDispatchRepository implements DispatchRepository {
       nextSendInMs: number;
       cause: Requeue['cause'] | 'sent' | 'failed';
       instancePaced?: boolean;
+      waitingReason?: WaitingReason;
     },
   ): Promise<RequeueResult> {
     const rows = await queryRows<{
       disconnectedForMs: number;
       disconnectedSince: Date | null;
       internalErrorStreak: number;
+      waitingReason: WaitingReason | null;
     }>(
       manager,
       `WITH siblings AS (${instanceSiblingsWait('$5 AND EXISTS (SELECT 1 FROM campaigns WHERE id = $1 AND locked_by = $2)')})
@@ -500,16 +513,34 @@ export class PgDispatchRepository implements DispatchRepository {
                                         WHEN $4 = 'internal' THEN disconnected_since ELSE NULL END,
               internal_error_streak = CASE WHEN $4 = 'internal' THEN internal_error_streak + 1 ELSE 0 END,
               last_turn_at = CASE WHEN $5 THEN now() ELSE last_turn_at END,
-              waiting_reason = NULL, locked_by = NULL, locked_until = NULL, updated_at = now()
+              waiting_reason = CASE
+                WHEN $4 = 'disconnected' AND ${NEVER_PAIRED} THEN waiting_reason
+                WHEN $4 = 'disconnected' THEN $6
+                WHEN $4 = 'internal' AND ${WAITING_FOR_INSTANCE} THEN waiting_reason END,
+              locked_by = NULL, locked_until = NULL, updated_at = now()
         WHERE id = $1 AND locked_by = $2
         RETURNING (extract(epoch FROM now() - coalesce(disconnected_since, now())) * 1000)::float AS "disconnectedForMs",
-                  disconnected_since AS "disconnectedSince", internal_error_streak AS "internalErrorStreak"`,
-      [campaignId, workerId, next.nextSendInMs, next.cause, next.instancePaced ?? false],
+                  disconnected_since AS "disconnectedSince", internal_error_streak AS "internalErrorStreak",
+                  waiting_reason AS "waitingReason"`,
+      [
+        campaignId,
+        workerId,
+        next.nextSendInMs,
+        next.cause,
+        next.instancePaced ?? false,
+        next.waitingReason ?? 'INSTANCE_DISCONNECTED',
+      ],
     );
     const row = rows[0];
     return row
       ? { leaseHeld: true, ...row }
-      : { leaseHeld: false, disconnectedForMs: 0, disconnectedSince: null, internalErrorStreak: 0 };
+      : {
+          leaseHeld: false,
+          disconnectedForMs: 0,
+          disconnectedSince: null,
+          internalErrorStreak: 0,
+          waitingReason: null,
+        };
   }
 
   async setProgressStep(manager: EntityManager, campaignId: number, step: number): Promise<void> {

@@ -24,7 +24,8 @@ export class GatewayConfigResponse {
     nullable: true,
     type: String,
     example: 'open',
-    description: 'Estado da instância segundo o último evento connection.update recebido',
+    description:
+      'Estado da instância segundo o último evento connection.update, a última verificação (status, criação ou retomada de campanha) ou o último envio que o provou: open, connecting, close, unknown, ou not_paired (nunca pareada: leia o QR code da instância; fica até ela abrir)',
   })
   instanceState!: string | null;
   @ApiProperty({

@@ -303,8 +303,10 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
   }
 
   /**
-   * Records what a connection.update said; false when a later one was already recorded (events
-   * may come in any order), and then it changes nothing.
+   * Records the instance's state: what a connection.update said, what a connection check read,
+   * or what a send proved (`not_paired`: never paired, its QR code must be read; it stays until
+   * the instance is seen `open`). False when a later one was already recorded (events may come
+   * in any order), and then it changes nothing.
    */
   recordInstanceState(
     configId: number,
@@ -346,7 +348,9 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     const { target } = await this.resolveTarget(companyId, id);
     try {
       const state = await this.gateway.connectionState(target);
-      return { instance: target.instance, state, checkedAt: this.clock.now() };
+      const checkedAt = this.clock.now();
+      await this.configs.recordInstanceState(id, state, null, checkedAt);
+      return { instance: target.instance, state, checkedAt };
     } catch (error) {
       throw error instanceof GatewayError ? gatewayFailure(error) : error;
     }

@@ -41,6 +41,10 @@ export class PgGatewayConfigsRepository
     return this.repository.findOneBy({ id });
   }
 
+  /**
+   * `not_paired` stays until the instance is seen `open`: `close` and `connecting` (its
+   * reconnect loop) are what a never-paired instance reports too.
+   */
   async recordInstanceState(
     id: number,
     state: string,
@@ -49,7 +53,10 @@ export class PgGatewayConfigsRepository
   ): Promise<boolean> {
     const rows = await queryRows<{ id: number }>(
       this.repository.manager,
-      `UPDATE gateway_configs SET instance_state = $2, instance_state_reason = $3, instance_state_at = $4
+      `UPDATE gateway_configs
+          SET instance_state = CASE WHEN instance_state = 'not_paired' AND $2 <> 'open'
+                                    THEN instance_state ELSE $2 END,
+              instance_state_reason = $3, instance_state_at = $4
         WHERE id = $1 AND (instance_state_at IS NULL OR instance_state_at <= $4)
         RETURNING id`,
       [id, state.slice(0, 20), reason, at],

@@ -126,6 +126,8 @@ export interface RequeueResult {
   disconnectedSince: Date | null;
   /** Our own errors in a row, this one included (0 unless cause is internal). */
   internalErrorStreak: number;
+  /** What the campaign now says it waits for (INSTANCE_… while disconnected). */
+  waitingReason: WaitingReason | null;
 }
 
 /**
@@ -155,7 +157,8 @@ export abstract class DispatchRepository {
   ): Promise<ClaimedCampaign[]>;
   /**
    * Gives back a lease taken for nothing: the campaign may not send before `until` (its window
-   * opens, its instance's day begins or its slot comes), for `reason` (null: only its turn).
+   * opens, its instance's day begins or its slot comes), for `reason` (null: only its turn,
+   * which keeps a wait for the instance known from its last send).
    */
   abstract defer(
     campaignId: number,
@@ -262,6 +265,8 @@ export abstract class DispatchRepository {
       cause: Requeue['cause'] | 'sent' | 'failed';
       /** A message may have gone out: the instance's other campaigns wait their pauses too. */
       instancePaced?: boolean;
+      /** For a disconnection: what the answer proved (INSTANCE_DISCONNECTED when omitted). */
+      waitingReason?: WaitingReason;
     },
   ): Promise<RequeueResult>;
   abstract setProgressStep(manager: EntityManager, campaignId: number, step: number): Promise<void>;
