@@ -333,7 +333,7 @@ describe('a campaign on an instance that cannot send', () => {
     const paused = await waitForCampaign(company, c.id, (x) => x.status === 'PAUSED', 15_000);
     expect(paused).toMatchObject({ sentContacts: 0, failedContacts: 0, pendingContacts: 3 });
     expect(paused.pauseReason).toContain('https://cdn.example.com/oferta.png');
-    expect(paused.pauseReason).toContain('getaddrinfo EAI_AGAIN cdn.example.com');
+    expect(paused.pauseReason).not.toContain('EAI_AGAIN');
     expect(paused.pauseReason).not.toContain('segredo');
     expect((await contactRows(c.id)).map((r) => [r.status, r.retry_count])).toEqual([
       ['PENDING', 0],

@@ -524,7 +524,7 @@ export class CampaignDispatcher {
       case 'uncertain':
         return { kind: 'uncertain', reason: error.message, cause: 'gateway' };
       case 'media_unreachable':
-        return { kind: 'media_unreachable', reason: mediaUnreachableReason(error, message) };
+        return { kind: 'media_unreachable', reason: mediaUnreachableReason(message) };
       case 'transient':
         return contact.attempts >= MAX_SEND_ATTEMPTS
           ? {
@@ -967,11 +967,14 @@ function isFirstSend(campaign: DispatchCampaign): boolean {
   return campaign.sentContacts === 0 && campaign.failedContacts === 0;
 }
 
-/** Names the URL the gateway could not fetch (without its query) and what the gateway said. */
-function mediaUnreachableReason(error: GatewayError, message: OutgoingMessage): string {
+/**
+ * Names the URL the gateway could not fetch (without its query); not why, which would tell a
+ * tenant what the gateway's network refuses or cannot resolve.
+ */
+function mediaUnreachableReason(message: OutgoingMessage): string {
   const url = fetchedMediaUrlOf(message);
   const subject = url ? `a mídia ${url}` : 'a mídia da mensagem';
-  return `${subject} está inacessível para o gateway (${error.message})`.slice(0, 500);
+  return `${subject} está inacessível para o gateway`.slice(0, 500);
 }
 
 function describe(error: unknown): string {
