@@ -4,7 +4,7 @@ import { AppConfig } from '../../config/app-config.service';
 import { resolveRequestSession, SessionLookup } from '../session/company-session';
 import { secretsEqual } from '../crypto/hashing';
 import { UnauthorizedError } from '../errors/domain-error';
-import { assertSafeText } from './text-hygiene';
+import { assertSafeBody } from './text-hygiene';
 
 /**
  * JSON body limits per route family. Express's default (100 kb) is far below a campaign of
@@ -43,7 +43,9 @@ const parsers = new Map<string | number, RequestHandler>(
  * Runs after rate limiting, so a refused caller's body is never read. A caller without valid
  * credentials on a route that needs them gets 401 before its body is read, unless the body is
  * a few KB (then the guard answers, as for any other request); every string of the body and
- * of the query passes the text check (no NUL, no lone UTF-16 surrogate).
+ * of the query passes the text check (no NUL, no lone UTF-16 surrogate), and the body nests
+ * at most MAX_BODY_DEPTH deep. JSON.parse itself does not recurse (V8's parser keeps its own
+ * stack), so the check after it is the first walk of the body, and it does not recurse either.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
@@ -54,7 +56,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
 
   use(request: Request, response: Response, next: NextFunction): void {
     try {
-      assertSafeText(request.query);
+      assertSafeBody(request.query);
     } catch (error) {
       next(error);
       return;
@@ -77,7 +79,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
             return;
           }
           try {
-            assertSafeText(request.body);
+            assertSafeBody(request.body);
             next();
           } catch (unsafe) {
             next(unsafe);
