@@ -25,13 +25,16 @@ async function eventsOf(campaignId: number): Promise<Array<{ event_type: string;
   return rows;
 }
 
+/** The health's details (the engine's figures) are shown only to the metrics token. */
+const METRICS_TOKEN = 'dispatch-metrics-token-0123456789';
+
 describe('campaign dispatch engine', () => {
   let t: TestApp;
   const fake = new FakeEvolutionApi();
 
   beforeAll(async () => {
     await fake.start();
-    t = await startTestApp();
+    t = await startTestApp({ METRICS_TOKEN });
   });
   afterAll(async () => {
     // Nothing the real Evolution API would refuse was ever sent.
@@ -508,7 +511,10 @@ describe('campaign dispatch engine', () => {
   });
 
   it('reports the engine in the health endpoint’s queue component', async () => {
-    const health = await t.http.get('/actuator/health').expect(200);
+    const health = await t.http
+      .get('/actuator/health')
+      .set('Authorization', `Bearer ${METRICS_TOKEN}`)
+      .expect(200);
     expect(health.body.components.queue).toMatchObject({
       status: 'UP',
       details: {
