@@ -417,10 +417,12 @@ describe('campaign dispatch engine', () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
     const contacts = [{ phoneNumber: '11987654001', name: 'Beatriz Costa' }];
+    // Creation fetches a media URL's first byte to see where it leads: any answer that is no
+    // redirect will do, the fake's own 404 included.
     const image = await company
       .post(
         '/api/campaigns',
-        campaignBody(fake, gw, { contacts, mediaUrl: 'https://cdn.example.com/oferta.png' }),
+        campaignBody(fake, gw, { contacts, mediaUrl: `${fake.url}/midia/oferta.png` }),
       )
       .expect(200);
     expect(image.body).toMatchObject({ type: 'MEDIA', mediaType: 'image' });
@@ -429,7 +431,7 @@ describe('campaign dispatch engine', () => {
         '/api/campaigns',
         campaignBody(fake, gw, {
           contacts,
-          mediaUrl: 'https://cdn.example.com/aviso.mp3',
+          mediaUrl: `${fake.url}/midia/aviso.mp3`,
           message: 'Ouça, {NomeCompleto}!',
         }),
       )
@@ -473,7 +475,7 @@ describe('campaign dispatch engine', () => {
       expect.arrayContaining([
         expect.objectContaining({
           mediatype: 'image',
-          media: 'https://cdn.example.com/oferta.png',
+          media: `${fake.url}/midia/oferta.png`,
           caption: 'Olá Beatriz, tudo bem?',
         }),
         expect.objectContaining({
@@ -486,7 +488,7 @@ describe('campaign dispatch engine', () => {
       ]),
     );
     expect(byEndpoint('sendWhatsAppAudio')).toEqual([
-      expect.objectContaining({ audio: 'https://cdn.example.com/aviso.mp3' }),
+      expect.objectContaining({ audio: `${fake.url}/midia/aviso.mp3` }),
     ]);
     expect(byEndpoint('sendText').map((b) => b.text)).toEqual(['Ouça, Beatriz Costa!']);
     expect(byEndpoint('sendPoll')).toEqual([
