@@ -4,12 +4,13 @@ import { AppConfig } from '../../config/app-config.service';
 import { resolveRequestSession, SessionLookup } from '../session/company-session';
 import { secretsEqual } from '../crypto/hashing';
 import { UnauthorizedError } from '../errors/domain-error';
-import { assertSafeText } from './text-hygiene';
+import { routePathOf } from './route-path';
+import { assertSafeBody } from './text-hygiene';
 
 /**
- * JSON body limits per route family. Express's default (100 kb) is far below a campaign of
- * 10,000 contacts (about 540 KB) or a push import of 100,000 rows (several MB). The limits
- * apply to the inflated body: a gzip bomb stops at the limit.
+ * JSON body limits per route family (tested against routePathOf). Express's default (100 kb)
+ * is far below a campaign of 10,000 contacts (about 540 KB) or a push import of 100,000 rows
+ * (several MB). The limits apply to the inflated body: a gzip bomb stops at the limit.
  */
 export const JSON_BODY_LIMITS: ReadonlyArray<readonly [prefix: string, limit: string]> = [
   ['/api/campaigns', '16mb'],
@@ -21,10 +22,14 @@ const DEFAULT_LIMIT = '1mb';
 export const UNAUTHENTICATED_BODY_BYTES = 4 * 1024;
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Routes that take a body from anyone (their own checks follow), and the admin's routes. */
+/**
+ * Routes that take a body from anyone (their own checks follow), and the admin's routes, as
+ * routePathOf writes paths. Every other path needs credentials for a body past a few KB, an
+ * unknown one too: every route that takes a body is under /api or /media, so a path outside
+ * them (`//api/campaigns` included) is a 404 that has no reason to read a large body.
+ */
 const OPEN_BODY_ROUTES = [/^\/api\/auth\/login$/, /^\/api\/gateway-events\//];
 const ADMIN_ROUTES = [/^\/api\/admin\//, /^\/api\/auth\/register$/];
-const CREDENTIAL_ROUTES = /^\/(api|media)\//;
 const ADMIN_HEADER = 'access_token';
 
 type BodyLimit = { bytes: string | number } | 'refuse';
@@ -43,7 +48,9 @@ const parsers = new Map<string | number, RequestHandler>(
  * Runs after rate limiting, so a refused caller's body is never read. A caller without valid
  * credentials on a route that needs them gets 401 before its body is read, unless the body is
  * a few KB (then the guard answers, as for any other request); every string of the body and
- * of the query passes the text check (no NUL, no lone UTF-16 surrogate).
+ * of the query passes the text check (no NUL, no lone UTF-16 surrogate), and the body nests
+ * at most MAX_BODY_DEPTH deep. JSON.parse itself does not recurse (V8's parser keeps its own
+ * stack), so the check after it is the first walk of the body, and it does not recurse either.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
@@ -54,7 +61,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
 
   use(request: Request, response: Response, next: NextFunction): void {
     try {
-      assertSafeText(request.query);
+      assertSafeBody(request.query);
     } catch (error) {
       next(error);
       return;
@@ -77,7 +84,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
             return;
           }
           try {
-            assertSafeText(request.body);
+            assertSafeBody(request.body);
             next();
           } catch (unsafe) {
             next(unsafe);
@@ -90,9 +97,10 @@ export class JsonBodyMiddleware implements NestMiddleware {
 
   /** The body limit for this caller, or 'refuse' (401 unread) for one without credentials. */
   private async limitFor(request: Request): Promise<BodyLimit> {
+    const path = routePathOf(request);
     const limit =
-      JSON_BODY_LIMITS.find(([prefix]) => request.path.startsWith(prefix))?.[1] ?? DEFAULT_LIMIT;
-    if (await this.hasCredentials(request)) {
+      JSON_BODY_LIMITS.find(([prefix]) => path.startsWith(prefix))?.[1] ?? DEFAULT_LIMIT;
+    if (await this.hasCredentials(request, path)) {
       return { bytes: limit };
     }
     const declared = Number(request.headers['content-length']);
@@ -101,9 +109,8 @@ export class JsonBodyMiddleware implements NestMiddleware {
       : 'refuse';
   }
 
-  private async hasCredentials(request: Request): Promise<boolean> {
-    const path = request.path;
-    if (OPEN_BODY_ROUTES.some((route) => route.test(path)) || !CREDENTIAL_ROUTES.test(path)) {
+  private async hasCredentials(request: Request, path: string): Promise<boolean> {
+    if (OPEN_BODY_ROUTES.some((route) => route.test(path))) {
       return true;
     }
     if (ADMIN_ROUTES.some((route) => route.test(path))) {

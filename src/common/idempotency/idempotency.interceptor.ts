@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
 import { authenticatedSessionOf } from '../session/company-session';
 import { ApiErrors } from '../http/api-errors.decorator';
+import { routePathOf } from '../http/route-path';
 import { DomainError, ValidationFailedError } from '../errors/domain-error';
 import { IdempotencyRepository } from './idempotency.repository';
 
@@ -123,7 +124,9 @@ function fingerprintOf(request: Request, kind: Fingerprint): string {
     kind === 'json'
       ? canonicalJson(request.body)
       : `multipart:${request.headers['content-length'] ?? 'chunked'}`;
-  return createHash('sha256').update(`${request.method} ${request.path}\n${what}`).digest('hex');
+  return createHash('sha256')
+    .update(`${request.method} ${routePathOf(request)}\n${what}`)
+    .digest('hex');
 }
 
 /** JSON with object keys in order, so that a retry that reorders fields is the same request. */

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics/metrics';
 
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,100}$/;
 /** Health probes run every few seconds; a line each would drown the rest. */
-const UNLOGGED_PATHS = /^\/actuator\/health(\/|$|\?)/;
+const UNLOGGED_PATHS = /^\/actuator\/health(\/|$|\?)/i;
 
 /**
  * Gives every request an id (echoed in X-Request-Id) and logs one line when it ends, with

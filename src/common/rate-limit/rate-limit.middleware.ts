@@ -4,12 +4,13 @@ import { AppConfig } from '../../config/app-config.service';
 import { CompanySession, resolveRequestSession, SessionLookup } from '../session/company-session';
 import { RateLimitedError } from '../errors/domain-error';
 import { clientIpOf } from '../http/client-ip';
+import { routePathOf } from '../http/route-path';
 import { RateLimiter, RateWindow, WindowOutcome } from './rate-limiter';
 
 /**
  * /actuator and everything under it (not /actuatorX, an ordinary unknown route), and the
  * gateway's events, which come in bursts of thousands a second from one address and carry
- * their own secret.
+ * their own secret; tested against routePathOf, as routing reads paths.
  */
 const UNLIMITED_PATHS = /^\/(actuator(\/|$)|api\/gateway-events\/)/;
 
@@ -30,7 +31,7 @@ export class RateLimitMiddleware implements NestMiddleware {
   ) {}
 
   use(request: Request, response: Response, next: NextFunction): void {
-    if (UNLIMITED_PATHS.test(request.path)) {
+    if (UNLIMITED_PATHS.test(routePathOf(request))) {
       next();
       return;
     }

@@ -42,8 +42,9 @@ export class ActuatorHealthService {
     private readonly config: AppConfig,
   ) {}
 
-  async full(): Promise<SpringHealth> {
-    return this.run({
+  /** Every component's status, and with `withDetails` their details too. */
+  async full(withDetails: boolean): Promise<SpringHealth> {
+    const health = await this.run({
       db: () => this.db(),
       diskSpace: () => this.disk(),
       ping: () => this.component('ping', { status: 'UP' }),
@@ -51,6 +52,7 @@ export class ActuatorHealthService {
       memory: () => this.memory(),
       cpu: () => this.cpu(),
     });
+    return withDetails ? health : statusesOf(health);
   }
 
   liveness(): SpringHealth {
@@ -184,6 +186,14 @@ export class ActuatorHealthService {
       },
     });
   }
+}
+
+/** The health without its components' details: what anyone may see. */
+function statusesOf(health: SpringHealth): SpringHealth {
+  const components = Object.entries(health.components ?? {}).map(
+    ([name, { status }]) => [name, { status }] as const,
+  );
+  return { status: health.status, components: Object.fromEntries(components) };
 }
 
 function describe(error: unknown): string {

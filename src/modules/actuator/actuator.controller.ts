@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Get, Res, UseGuards } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Req, Res, UseGuards } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -7,7 +7,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { arch, release, type } from 'node:os';
 import { Public } from '../auth/api/guards/auth.decorators';
 import { buildInfo } from '../../common/build-info';
@@ -15,7 +15,7 @@ import { ErrorResponse } from '../../common/http/api-errors.decorator';
 import { Metrics, METRICS_CONTENT_TYPE } from '../../common/metrics/metrics';
 import { AppConfig } from '../../config/app-config.service';
 import { ActuatorHealthService, SpringHealth } from './actuator-health.service';
-import { MetricsTokenGuard } from './metrics-token.guard';
+import { holdsMetricsToken, MetricsTokenGuard } from './metrics-token.guard';
 import { HealthResponse, InfoResponse } from './actuator.response';
 
 @ApiTags('Serviço')
@@ -61,10 +61,18 @@ export class ActuatorController {
   @Get('health')
   @ApiOperation({
     summary: 'Saúde: banco, disco, ping, fila, memória, CPU (formato Spring Boot Actuator)',
+    description:
+      'Pública: o estado geral e o de cada componente. Os detalhes dos componentes (caminho do ' +
+      'diretório de dados, memória, fila…) só com Authorization: Bearer <METRICS_TOKEN>, como o ' +
+      'show-details: when-authorized do Spring; sem METRICS_TOKEN definido, nunca.',
   })
   @ApiHealthResponses()
-  async full(@Res({ passthrough: true }) response: Response): Promise<SpringHealth> {
-    return withStatus(response, await this.health.full());
+  async full(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<SpringHealth> {
+    const withDetails = holdsMetricsToken(request, this.config.metricsToken);
+    return withStatus(response, await this.health.full(withDetails));
   }
 
   @Get('health/liveness')

@@ -7,7 +7,8 @@ export class HealthComponentResponse {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'Detalhes do componente (varia por componente)',
+    description:
+      'Detalhes do componente (varia por componente); só com Authorization: Bearer <METRICS_TOKEN>',
   })
   details?: Record<string, unknown>;
 }

@@ -6,6 +6,20 @@ import { AppConfig } from '../../config/app-config.service';
 
 const BEARER = /^Bearer\s+(.+)$/i;
 
+function bearerOf(request: Request): string | undefined {
+  const header = request.headers.authorization;
+  return typeof header === 'string' ? BEARER.exec(header.trim())?.[1] : undefined;
+}
+
+/**
+ * Whether the request carries `Authorization: Bearer <METRICS_TOKEN>` (compared in constant
+ * time); never when METRICS_TOKEN is unset, since then no caller is the operator.
+ */
+export function holdsMetricsToken(request: Request, expected: string | undefined): boolean {
+  const presented = bearerOf(request);
+  return expected !== undefined && presented !== undefined && secretsEqual(presented, expected);
+}
+
 /**
  * With METRICS_TOKEN set, the metrics route needs `Authorization: Bearer <METRICS_TOKEN>`
  * (compared in constant time); without it, the route is public like the rest of /actuator.
@@ -20,11 +34,11 @@ export class MetricsTokenGuard implements CanActivate {
       return true;
     }
     const http = context.switchToHttp();
-    const header = http.getRequest<Request>().headers.authorization;
-    const presented = typeof header === 'string' ? BEARER.exec(header.trim())?.[1] : undefined;
-    if (presented !== undefined && secretsEqual(presented, expected)) {
+    const request = http.getRequest<Request>();
+    if (holdsMetricsToken(request, expected)) {
       return true;
     }
+    const presented = bearerOf(request);
     http.getResponse<Response>().setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
     throw new UnauthorizedError(
       presented === undefined ? 'METRICS.MISSING' : 'METRICS.WRONG',

@@ -18,6 +18,9 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const UP_QUEUE = (): Promise<ComponentHealth> =>
   Promise.resolve({ status: 'UP', details: { pending: 0 } });
 
+const METRICS_TOKEN = 'actuator-metrics-token-0123456789';
+const OPERATOR = { Authorization: `Bearer ${METRICS_TOKEN}` };
+
 function expectNoRateLimitHeaders(response: request.Response): void {
   expect(Object.keys(response.headers).filter((h) => h.startsWith('x-ratelimit'))).toEqual([]);
 }
@@ -27,7 +30,11 @@ describe('actuator and API documentation', () => {
   let registry: HealthRegistry;
 
   beforeAll(async () => {
-    t = await startTestApp({ APP_TIMEZONE: 'Europe/Lisbon', ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1' });
+    t = await startTestApp({
+      APP_TIMEZONE: 'Europe/Lisbon',
+      ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1',
+      METRICS_TOKEN,
+    });
     registry = t.app.get(HealthRegistry);
   });
   afterEach(() => {
@@ -73,8 +80,8 @@ describe('actuator and API documentation', () => {
   });
 
   describe('GET /actuator/health', () => {
-    it('answers 200 UP in the Spring Boot Actuator shape with the six components', async () => {
-      const response = await t.http.get('/actuator/health').expect(200);
+    it('answers 200 UP in the Spring Boot Actuator shape with the six components, their details to the metrics token', async () => {
+      const response = await t.http.get('/actuator/health').set(OPERATOR).expect(200);
       const body = response.body as { status: string; components: Record<string, ComponentHealth> };
       expect(body.status).toBe('UP');
       expect(Object.keys(body).sort()).toEqual(['components', 'status']);
@@ -124,7 +131,7 @@ describe('actuator and API documentation', () => {
       registry.register('queue', () =>
         Promise.resolve({ status: 'UP', details: { activeCampaigns: 3 } }),
       );
-      const response = await t.http.get('/actuator/health').expect(200);
+      const response = await t.http.get('/actuator/health').set(OPERATOR).expect(200);
       expect(response.body.components.queue).toEqual({
         status: 'UP',
         details: { activeCampaigns: 3 },
@@ -135,7 +142,7 @@ describe('actuator and API documentation', () => {
       registry.register('queue', () =>
         Promise.resolve({ status: 'DOWN', details: { reason: 'worker parado' } }),
       );
-      const response = await t.http.get('/actuator/health').expect(503);
+      const response = await t.http.get('/actuator/health').set(OPERATOR).expect(503);
       expect(response.body.status).toBe('DOWN');
       expect(response.body.components.queue).toEqual({
         status: 'DOWN',
@@ -157,13 +164,13 @@ describe('actuator and API documentation', () => {
         // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw { code: 'QUEUE_LOST' };
       });
-      const thrown = await t.http.get('/actuator/health').expect(503);
+      const thrown = await t.http.get('/actuator/health').set(OPERATOR).expect(503);
       expect(thrown.body.status).toBe('DOWN');
       expect(thrown.body.components.queue.status).toBe('DOWN');
       expect(typeof thrown.body.components.queue.details.error).toBe('string');
 
       registry.register('queue', () => Promise.reject(new Error('fila indisponível')));
-      const rejected = await t.http.get('/actuator/health').expect(503);
+      const rejected = await t.http.get('/actuator/health').set(OPERATOR).expect(503);
       expect(rejected.body.components.queue).toEqual({
         status: 'DOWN',
         details: { error: 'fila indisponível' },
@@ -193,6 +200,57 @@ describe('actuator and API documentation', () => {
       for (let i = 0; i < 5; i += 1) {
         await t.http.get('/actuator/health').expect(200);
         await t.http.get('/actuator/info').set('X-Access-Token', 'not-a-token').expect(200);
+      }
+    });
+
+    it('shows anyone else the statuses only, like Spring’s show-details: when-authorized', async () => {
+      registry.register('queue', () =>
+        Promise.resolve({ status: 'DOWN', details: { pending: 7 } }),
+      );
+      for (const headers of [
+        {},
+        { Authorization: `Bearer ${METRICS_TOKEN}x` },
+        { 'X-Access-Token': METRICS_TOKEN },
+      ]) {
+        const response = await t.http.get('/actuator/health').set(headers).expect(503);
+        expect(response.body).toEqual({
+          status: 'DOWN',
+          components: {
+            db: { status: 'UP' },
+            diskSpace: { status: 'UP' },
+            ping: { status: 'UP' },
+            queue: { status: 'DOWN' },
+            memory: { status: 'UP' },
+            cpu: { status: 'UP' },
+          },
+        });
+        expect(response.text).not.toContain(t.config.dataDir);
+      }
+      const operator = await t.http.get('/actuator/health').set(OPERATOR).expect(503);
+      expect(operator.body.components.queue).toEqual({ status: 'DOWN', details: { pending: 7 } });
+      expect(operator.body.components.diskSpace.details.path).toBe(t.config.dataDir);
+    });
+  });
+
+  describe('GET /actuator/health without METRICS_TOKEN', () => {
+    let open: TestApp;
+
+    beforeAll(async () => {
+      open = await startTestApp();
+      open.app.get(HealthRegistry).register('queue', UP_QUEUE);
+    });
+    afterAll(async () => {
+      await open.close();
+    });
+
+    it('shows no caller the details, whatever it presents: no one holds the token', async () => {
+      for (const headers of [{}, OPERATOR]) {
+        const response = await open.http.get('/actuator/health').set(headers).expect(200);
+        const components = Object.values(response.body.components as Record<string, object>);
+        expect(components).toHaveLength(6);
+        for (const component of components) {
+          expect(component).toEqual({ status: 'UP' });
+        }
       }
     });
   });

@@ -25,13 +25,16 @@ async function eventsOf(campaignId: number): Promise<Array<{ event_type: string;
   return rows;
 }
 
+/** The health's details (the engine's figures) are shown only to the metrics token. */
+const METRICS_TOKEN = 'dispatch-metrics-token-0123456789';
+
 describe('campaign dispatch engine', () => {
   let t: TestApp;
   const fake = new FakeEvolutionApi();
 
   beforeAll(async () => {
     await fake.start();
-    t = await startTestApp();
+    t = await startTestApp({ METRICS_TOKEN });
   });
   afterAll(async () => {
     // Nothing the real Evolution API would refuse was ever sent.
@@ -414,10 +417,12 @@ describe('campaign dispatch engine', () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
     const contacts = [{ phoneNumber: '11987654001', name: 'Beatriz Costa' }];
+    // Creation fetches a media URL's first byte to see where it leads: any answer that is no
+    // redirect will do, the fake's own 404 included.
     const image = await company
       .post(
         '/api/campaigns',
-        campaignBody(fake, gw, { contacts, mediaUrl: 'https://cdn.example.com/oferta.png' }),
+        campaignBody(fake, gw, { contacts, mediaUrl: `${fake.url}/midia/oferta.png` }),
       )
       .expect(200);
     expect(image.body).toMatchObject({ type: 'MEDIA', mediaType: 'image' });
@@ -426,7 +431,7 @@ describe('campaign dispatch engine', () => {
         '/api/campaigns',
         campaignBody(fake, gw, {
           contacts,
-          mediaUrl: 'https://cdn.example.com/aviso.mp3',
+          mediaUrl: `${fake.url}/midia/aviso.mp3`,
           message: 'Ouça, {NomeCompleto}!',
         }),
       )
@@ -470,7 +475,7 @@ describe('campaign dispatch engine', () => {
       expect.arrayContaining([
         expect.objectContaining({
           mediatype: 'image',
-          media: 'https://cdn.example.com/oferta.png',
+          media: `${fake.url}/midia/oferta.png`,
           caption: 'Olá Beatriz, tudo bem?',
         }),
         expect.objectContaining({
@@ -483,7 +488,7 @@ describe('campaign dispatch engine', () => {
       ]),
     );
     expect(byEndpoint('sendWhatsAppAudio')).toEqual([
-      expect.objectContaining({ audio: 'https://cdn.example.com/aviso.mp3' }),
+      expect.objectContaining({ audio: `${fake.url}/midia/aviso.mp3` }),
     ]);
     expect(byEndpoint('sendText').map((b) => b.text)).toEqual(['Ouça, Beatriz Costa!']);
     expect(byEndpoint('sendPoll')).toEqual([
@@ -508,7 +513,10 @@ describe('campaign dispatch engine', () => {
   });
 
   it('reports the engine in the health endpoint’s queue component', async () => {
-    const health = await t.http.get('/actuator/health').expect(200);
+    const health = await t.http
+      .get('/actuator/health')
+      .set('Authorization', `Bearer ${METRICS_TOKEN}`)
+      .expect(200);
     expect(health.body.components.queue).toMatchObject({
       status: 'UP',
       details: {

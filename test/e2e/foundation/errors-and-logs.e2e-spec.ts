@@ -17,6 +17,9 @@ import { createDedicatedDatabase, execute } from './helpers/databases';
 import { lines, spawnService, waitUntilHealthy } from './helpers/service-process';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** The health's details, which can fail to serialize, are shown only to the metrics token. */
+const METRICS_TOKEN = 'errors-metrics-token-0123456789';
+const OPERATOR = { Authorization: `Bearer ${METRICS_TOKEN}` };
 const INTERNAL_ERROR = new RegExp(`^Erro interno do servidor \\(id do erro: (${UUID})\\)$`);
 
 /** A 500 answer: the error body, a message with an error id and nothing of the cause; returns the id. */
@@ -43,7 +46,7 @@ describe('errors and logs', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ METRICS_TOKEN });
   });
   afterAll(async () => {
     await t.close();
@@ -93,8 +96,8 @@ describe('errors and logs', () => {
         Promise.resolve({ status: 'UP', details: { pending: BigInt(3) } }),
       );
       try {
-        const first = await t.http.get('/actuator/health');
-        const second = await t.http.get('/actuator/health');
+        const first = await t.http.get('/actuator/health').set(OPERATOR);
+        const second = await t.http.get('/actuator/health').set(OPERATOR);
         const firstId = expectInternalError(first, '/actuator/health', ['BigInt', 'serialize']);
         const secondId = expectInternalError(second, '/actuator/health', ['BigInt', 'serialize']);
         expect(firstId).not.toBe(secondId);
@@ -110,7 +113,7 @@ describe('errors and logs', () => {
 
       beforeAll(async () => {
         database = await createDedicatedDatabase('errors');
-        own = await startAppOn(database.url);
+        own = await startAppOn(database.url, { METRICS_TOKEN });
       });
       afterAll(async () => {
         await own?.close();
@@ -145,7 +148,7 @@ describe('errors and logs', () => {
         // The token was never looked up, so no cached session can answer for the database.
         const response = await own.http.get('/api/auth/me').set(company.auth);
         expectInternalError(response, '/api/auth/me', ['pool', 'access_tokens', company.token]);
-        const health = await own.http.get('/actuator/health').expect(503);
+        const health = await own.http.get('/actuator/health').set(OPERATOR).expect(503);
         expect(health.body.status).toBe('DOWN');
         expect(health.body.components.db.status).toBe('DOWN');
         expect(health.body.components.db.details).toMatchObject({

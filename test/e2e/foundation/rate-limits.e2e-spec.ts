@@ -61,6 +61,8 @@ const ACTUATOR_PATHS = [
   '/actuator/health/liveness',
   '/actuator/health/readiness',
   '/actuator/info',
+  // Routing takes one trailing slash, and so does the exemption.
+  '/actuator/health/',
 ];
 
 describe('rate limits', () => {
@@ -249,6 +251,10 @@ describe('rate limits', () => {
           expectNoRateLimitHeaders(response);
         }
       }
+      // Routing ignores case, and so does the exemption (an unknown path under it: 404).
+      const upperCase = await t.http.get('/ACTUATOR/NADA');
+      expectErrorBody(upperCase, 404);
+      expectNoRateLimitHeaders(upperCase);
     });
   });
 

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
-import { OutboundTargetRefusedError } from '../../../common/outbound/outbound.errors';
+import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
 import { MediaFilesService } from '../../media/application/media-files.service';
 import {
   gatewayAcceptsMediaUrl,
@@ -10,19 +9,21 @@ import {
 import { documentFileName, isDataUri, mimeTypeFor } from '../domain/media-kind';
 import type { CampaignMediaType } from '../domain/campaign.entity';
 import type { FieldErrors } from './campaign-input';
+import { mediaUrlProblem } from './media-url-probe';
 
 /**
  * What campaign creation checks of its media, so that no contact fails on something the
  * gateway refuses: our own stored media must exist (they go out as bytes); any other URL must
- * pass the gateway's own URL rules and must not point at a link-local or metadata address
- * (the gateway would fetch it for us); data URIs are normalized base64 of at most 16 MB; a
- * document must have a file name with an extension.
+ * pass the gateway's own URL rules, and what the gateway would fetch for it (the URL and every
+ * redirect, see mediaUrlProblem) must resolve here and must not be a link-local or metadata
+ * address (the gateway would fetch it for us); data URIs are normalized base64 of at most
+ * 16 MB; a document must have a file name with an extension.
  */
 @Injectable()
 export class CampaignMediaCheck {
   constructor(
     private readonly files: MediaFilesService,
-    private readonly targets: OutboundTargetGuard,
+    private readonly outbound: OutboundHttpClient,
   ) {}
 
   /** The media as they will be stored (a normalized data URI), and any field errors. */
@@ -82,13 +83,11 @@ export class CampaignMediaCheck {
       ]);
       return mediaUrl;
     }
-    try {
-      await this.targets.check(mediaUrl);
-    } catch (error) {
-      // Refused addresses only: a host we cannot resolve may still resolve for the gateway.
-      if (error instanceof OutboundTargetRefusedError) {
-        errors.push(['mediaUrl', 'aponta para um endereço de rede não permitido']);
-      }
+    // A name that resolves only for the gateway is refused too: what cannot be checked here
+    // could lead the gateway anywhere.
+    const problem = await mediaUrlProblem(this.outbound, mediaUrl);
+    if (problem) {
+      errors.push(['mediaUrl', problem]);
     }
     return mediaUrl;
   }

@@ -13,6 +13,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
+import { assertSafeBody } from '../../../common/http/text-hygiene';
 import { createValidationPipe, IsOmittable } from '../../../common/http/validation';
 import type { FileDatabaseConfig } from '../application/file-imports.service';
 import { DATA_TYPES, DataType, MAX_COLUMNS } from '../domain/column';
@@ -97,6 +98,9 @@ export async function parseFileDatabaseConfig(
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new ValidationFailedError([['config', 'deve ser um objeto JSON']]);
   }
+  // As for a JSON body: an escaped NUL (\u0000) appears only now, and the validation below
+  // walks the value recursively.
+  assertSafeBody(json, 'config');
   const dto = (await bodyValidation.transform(json, {
     type: 'body',
     metatype: FileDatabaseConfigDto,

@@ -1,4 +1,4 @@
-import { firstUnsafeText, UNSAFE_TEXT_MESSAGE } from '../../../common/http/text-hygiene';
+import { bodyProblem, UNSAFE_TEXT_MESSAGE } from '../../../common/http/text-hygiene';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import busboy from 'busboy';
 import type { Request } from 'express';
@@ -141,7 +141,7 @@ export class MultipartFormReceiver implements OnModuleInit {
           ]);
         } else if (info.valueTruncated) {
           collected.errors.push([name, 'grande demais']);
-        } else if (firstUnsafeText(value)) {
+        } else if (bodyProblem(value)) {
           collected.errors.push([name, UNSAFE_TEXT_MESSAGE]);
         } else {
           collected.form.fields.set(name, value);
@@ -195,7 +195,7 @@ async function collectText(stream: Readable, name: string, collected: Collected)
     return;
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (firstUnsafeText(text)) {
+  if (bodyProblem(text)) {
     collected.errors.push([name, UNSAFE_TEXT_MESSAGE]);
     return;
   }
