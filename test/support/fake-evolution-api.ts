@@ -72,53 +72,7 @@ export type FakeSendScript =
   /** Answer 400 ["Error: Connection Closed"] (the is-on-WhatsApp cache path), sending nothing. */
   | 'connection-closed-400'
   /** Send the message, then answer 502 as a proxy in front of the gateway would. */
-  | 'send-then-proxy-502'
-  | RecordedRefusal;
-
-/**
- * Answers Evolution API v2.3.6 gave, run for real, when it could not send (sending nothing):
- * - not-paired-400: a cached number on a socket that was never paired;
- * - no-socket-400 / no-socket-500: a cached / an uncached number on an instance without socket;
- * - connection-closed-500: an uncached number on a closed or never-paired socket;
- * - media-unreachable-500: a media URL the gateway cannot fetch (DNS failure).
- */
-const RECORDED_REFUSALS = [
-  'not-paired-400',
-  'no-socket-400',
-  'no-socket-500',
-  'connection-closed-500',
-  'media-unreachable-500',
-] as const;
-export type RecordedRefusal = (typeof RECORDED_REFUSALS)[number];
-
-function isRecordedRefusal(script: FakeSendScript): script is RecordedRefusal {
-  return (RECORDED_REFUSALS as readonly string[]).includes(script);
-}
-
-function recordedRefusal(script: RecordedRefusal, body: Record<string, unknown>): Reply {
-  switch (script) {
-    case 'not-paired-400':
-      return envelope(400, ["TypeError: Cannot read properties of undefined (reading 'id')"]);
-    case 'no-socket-400':
-      return envelope(400, [
-        "TypeError: Cannot read properties of undefined (reading 'sendMessage')",
-      ]);
-    case 'no-socket-500':
-      return envelope(500, "Cannot read properties of undefined (reading 'onWhatsApp')");
-    case 'connection-closed-500':
-      return envelope(500, 'Connection Closed');
-    case 'media-unreachable-500':
-      return envelope(500, [`Error: getaddrinfo EAI_AGAIN ${hostOf(body.media ?? body.audio)}`]);
-  }
-}
-
-function hostOf(url: unknown): string {
-  try {
-    return new URL(String(url)).hostname;
-  } catch {
-    return 'localhost';
-  }
-}
+  | 'send-then-proxy-502';
 
 export interface FakeRequest {
   method: string;
@@ -815,9 +769,6 @@ export class FakeEvolutionApi {
     }
     if (script === 'connection-closed-400') {
       return envelope(400, ['Error: Connection Closed']);
-    }
-    if (script && isRecordedRefusal(script)) {
-      return recordedRefusal(script, body);
     }
     const messageId = `3EB0${randomBytes(9).toString('hex').toUpperCase()}`;
     this.sent.push({
