@@ -10,7 +10,7 @@ import {
 } from '../application/ports/gateway-events.repository';
 
 const COLUMNS = `id, gateway_config_id AS "gatewayConfigId", company_id AS "companyId", event, payload,
-  attempts, received_at AS "receivedAt"`;
+  attempts, faults, received_at AS "receivedAt"`;
 
 /**
  * The gateway's events as a work table: stored in batches before they are acknowledged,
@@ -106,6 +106,18 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
                 next_attempt_at = now() + make_interval(secs => $2::float / 1000)
           WHERE id = ANY($1::bigint[])`,
         [ids, delayMs],
+      );
+    }
+  }
+
+  /** `faults` grows by one; the event is due again after baseMs × 2^(its faults so far). */
+  async retryAfterFault(ids: string[], baseMs: number, manager?: EntityManager): Promise<void> {
+    if (ids.length > 0) {
+      await (manager ?? this.dataSource).query(
+        `UPDATE gateway_events SET faults = faults + 1,
+                next_attempt_at = now() + make_interval(secs => $2::float / 1000 * 2 ^ faults)
+          WHERE id = ANY($1::bigint[])`,
+        [ids, baseMs],
       );
     }
   }
