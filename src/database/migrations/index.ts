@@ -18,6 +18,7 @@ import { TrustGatewayEvents1763910000000 } from './1763910000000-TrustGatewayEve
 import { GatewayEventsIsolated1763920000000 } from './1763920000000-GatewayEventsIsolated';
 import { WaitForInstance1763940000000 } from './1763940000000-WaitForInstance';
 import { GatewayEventFaults1763950000000 } from './1763950000000-GatewayEventFaults';
+import { GatewayEventsInTurn1763950000001 } from './1763950000001-GatewayEventsInTurn';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   GatewayEventsIsolated1763920000000,
   WaitForInstance1763940000000,
   GatewayEventFaults1763950000000,
+  GatewayEventsInTurn1763950000001,
 ];

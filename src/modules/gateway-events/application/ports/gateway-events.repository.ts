@@ -43,7 +43,10 @@ export abstract class GatewayEventsRepository {
   abstract transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
   /** One statement for the whole batch, with the NOTIFY that wakes the processors. */
   abstract store(events: IncomingGatewayEvent[]): Promise<void>;
-  /** Due receipts and replies in arrival order, locked for this transaction. */
+  /**
+   * Due receipts and replies, locked for this transaction: the companies that have some share
+   * the `limit` equally (one company's flood cannot crowd out another's), each one's in due order.
+   */
   abstract claimDue(manager: EntityManager, limit: number): Promise<StoredGatewayEvent[]>;
   /**
    * Every pending connection event of up to `configs` configurations that have one due, leased
