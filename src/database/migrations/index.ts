@@ -17,6 +17,8 @@ import { RetryFailed1763900000000 } from './1763900000000-RetryFailed';
 import { TrustGatewayEvents1763910000000 } from './1763910000000-TrustGatewayEvents';
 import { GatewayEventsIsolated1763920000000 } from './1763920000000-GatewayEventsIsolated';
 import { WaitForInstance1763940000000 } from './1763940000000-WaitForInstance';
+import { GatewayEventFaults1763950000000 } from './1763950000000-GatewayEventFaults';
+import { GatewayEventsInTurn1763950000001 } from './1763950000001-GatewayEventsInTurn';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -39,4 +41,6 @@ export const MIGRATIONS = [
   TrustGatewayEvents1763910000000,
   GatewayEventsIsolated1763920000000,
   WaitForInstance1763940000000,
+  GatewayEventFaults1763950000000,
+  GatewayEventsInTurn1763950000001,
 ];

@@ -212,4 +212,86 @@ describe('a gateway event that fails when applied', () => {
     ]);
     expect(await countRows('gateway_events', 'company_id = $1', [a.id])).toBe(0);
   });
+
+  it("is tried again with back-off and set aside after its tries when it keeps failing for a reason not its data, while another company's receipt and connection are applied", async () => {
+    const sentBy = async (company: TestCompany, configId: number, from: number) => {
+      const campaign = await startCampaign(company, configId, { contacts: phones(1, from) });
+      await waitForCampaign(company, campaign.id, (x) => x.status === 'COMPLETED');
+      const { rows } = await db().query(
+        `SELECT id, gateway_message_id AS key FROM campaign_contacts WHERE campaign_id = $1`,
+        [campaign.id],
+      );
+      return { campaignId: campaign.id, contactId: Number(rows[0].id), key: rows[0].key };
+    };
+    const a = await TestCompany.register(t.http);
+    const configA = await trackedConfig(a, fake);
+    const sentA = await sentBy(a, configA.id, 9780);
+    const b = await TestCompany.register(t.http);
+    const configB = await trackedConfig(b, fake);
+    const sentB = await sentBy(b, configB.id, 9790);
+    const before = {
+      receipts: await setAsideCount('messages.update'),
+      connections: await setAsideCount('connection.update'),
+    };
+    // Writing B's contact or configuration fails as a lock timeout would (55P03, not class
+    // 22/23) every time. DDL takes no bound parameters: the ids are integers read above.
+    await db().query(`
+      CREATE FUNCTION test_refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'lock_not_available'; END $$;
+      CREATE TRIGGER refuse_b_contact BEFORE UPDATE ON campaign_contacts FOR EACH ROW
+        WHEN (OLD.id = ${sentB.contactId}) EXECUTE FUNCTION test_refuse_write();
+      CREATE TRIGGER refuse_b_config BEFORE UPDATE ON gateway_configs FOR EACH ROW
+        WHEN (OLD.id = ${Number(configB.id)}) EXECUTE FUNCTION test_refuse_write();`);
+    try {
+      const receipt = (config: { instance: string }, key: string) =>
+        fake.emit(config.instance, 'messages.update', { keyId: key, fromMe: true, status: 'READ' });
+      const closed = (config: { instance: string }) =>
+        fake.emit(config.instance, 'connection.update', {
+          instance: config.instance,
+          state: 'close',
+          statusReason: 428,
+        });
+      expect(await receipt(configB, sentB.key)).toBe(200);
+      expect(await closed(configB)).toBe(200);
+      expect(await receipt(configA, sentA.key)).toBe(200);
+      expect(await closed(configA)).toBe(200);
+
+      await until(
+        async () => (await a.get(`/api/campaigns/${sentA.campaignId}`)).body.readContacts,
+        (read) => read === 1,
+        5_000,
+      );
+      await until(
+        async () => (await a.get(`/api/gateway-configs/${configA.id}`)).body.instanceState,
+        (state) => state === 'close',
+        5_000,
+      );
+      const pendingB = `SELECT event, faults, failed_at, failure FROM gateway_events
+                         WHERE company_id = $1 ORDER BY event`;
+      // B's events are still there, tried again, not yet given up.
+      const retried = (await db().query(pendingB, [b.id])).rows;
+      expect(retried).toEqual([
+        expect.objectContaining({ event: 'connection.update', failed_at: null }),
+        expect.objectContaining({ event: 'messages.update', failed_at: null }),
+      ]);
+
+      // 1 + 2 + 4 + 8 s of back-off, then the fifth failure sets them aside.
+      const setAside = await until(
+        async () => (await db().query(pendingB, [b.id])).rows,
+        (rows) => rows.length === 2 && rows.every((row) => row.failed_at !== null),
+        40_000,
+      );
+      for (const row of setAside) {
+        expect(row.faults).toBe(4);
+        expect(row.failure).toBe('55P03: refused by the test');
+      }
+      expect(await setAsideCount('messages.update')).toBe(before.receipts + 1);
+      expect(await setAsideCount('connection.update')).toBe(before.connections + 1);
+      expect(await countRows('gateway_events', 'company_id = $1', [a.id])).toBe(0);
+    } finally {
+      await db().query(`DROP TRIGGER refuse_b_contact ON campaign_contacts;
+                        DROP TRIGGER refuse_b_config ON gateway_configs;
+                        DROP FUNCTION test_refuse_write()`);
+    }
+  });
 });

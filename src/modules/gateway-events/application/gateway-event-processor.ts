@@ -41,14 +41,30 @@ const CONNECTION_CONFIGS = 100;
 /** Leased connection events come back after this if their processor dies before deleting them. */
 const CONNECTION_LEASE_MS = 30_000;
 const SAVEPOINT = 'gateway_event';
+/**
+ * An event that fails for a reason not its values' (a lock timeout, a trigger's error, a bug) is
+ * tried MAX_FAULTS times in all, the next after FAULT_BACKOFF_MS × 2^(failures so far): 1, 2, 4,
+ * 8 s. A passing cause clears within them; one that persists sets the event aside instead of
+ * failing forever.
+ */
+const MAX_FAULTS = 5;
+const FAULT_BACKOFF_MS = 1_000;
+
+/** What the bisected batch did with the events that failed alone. */
+interface Bisection {
+  waiting: Set<string>;
+  setAside: StoredGatewayEvent[];
+  retried: StoredGatewayEvent[];
+}
 
 /**
  * Processes stored gateway events. Receipts and replies go in batches, one transaction each,
  * receipts set-based; a batch that fails is applied again in halves (a savepoint each) down to
- * the events that fail on their own, which are set aside with their reason, so that they never
- * block the others. Each instance's connection events are applied as one
- * (coalesceConnections). Every step is idempotent, so work done twice (a crash before its
- * commit) changes nothing more.
+ * the events that fail on their own: set aside with their reason when it is their values'
+ * fault, otherwise tried again with back-off and set aside after MAX_FAULTS failures, so that
+ * they never block the others. Each instance's connection events are applied as one
+ * (coalesceConnections), under the same rule. Every step is idempotent, so work done twice (a
+ * crash before its commit) changes nothing more.
  */
 @Injectable()
 export class GatewayEventProcessor
@@ -88,13 +104,25 @@ export class GatewayEventProcessor
     await this.loopRunner.stop();
   }
 
+  /** Connection events are applied even when the receipts' work fails; the step fails after. */
   async step(): Promise<number | null> {
-    const messages = await this.applyMessages();
-    const configs = await this.applyConnections();
-    return messages === BATCH || configs === CONNECTION_CONFIGS ? 0 : this.events.msUntilNextDue();
+    const messages = await settled(() => this.applyMessages());
+    const configs = await settled(() => this.applyConnections());
+    if (messages.status === 'rejected') {
+      throw messages.reason;
+    }
+    if (configs.status === 'rejected') {
+      throw configs.reason;
+    }
+    return messages.value === BATCH || configs.value === CONNECTION_CONFIGS
+      ? 0
+      : this.events.msUntilNextDue();
   }
 
-  /** The fast path is the whole batch at once; only a batch that fails is bisected. */
+  /**
+   * The fast path is the whole batch at once; only a batch that fails is bisected, whatever the
+   * error: which events it is, and whether it is their values' fault, only they alone tell.
+   */
   private async applyMessages(): Promise<number> {
     try {
       return await this.events.transaction(async (manager) => {
@@ -102,10 +130,7 @@ export class GatewayEventProcessor
         await this.settle(manager, batch, await this.applyEvents(manager, batch));
         return batch.length;
       });
-    } catch (error) {
-      if (!isDataFault(error)) {
-        throw error;
-      }
+    } catch {
       const { claimed, setAside } = await this.events.transaction((manager) =>
         this.applyBisected(manager),
       );
@@ -114,26 +139,28 @@ export class GatewayEventProcessor
     }
   }
 
-  /** The batch again, bisected (applyBisecting): the events that fail alone are set aside. */
+  /** The batch again, bisected (applyBisecting): the events that fail alone are left out. */
   private async applyBisected(
     manager: EntityManager,
   ): Promise<{ claimed: number; setAside: StoredGatewayEvent[] }> {
     const batch = await this.events.claimDue(manager, BATCH);
-    const outcome = { waiting: new Set<string>(), setAside: [] as StoredGatewayEvent[] };
+    const outcome: Bisection = { waiting: new Set(), setAside: [], retried: [] };
     await this.applyBisecting(manager, batch, outcome);
-    const applied = batch.filter((event) => !outcome.setAside.includes(event));
+    const failed = new Set([...outcome.setAside, ...outcome.retried]);
+    const applied = batch.filter((event) => !failed.has(event));
     await this.settle(manager, applied, outcome.waiting);
     return { claimed: batch.length, setAside: outcome.setAside };
   }
 
   /**
-   * The events in a savepoint; when they fail on a value's fault, each half alone, down to the
-   * single events that fail, set aside: a bad event among 500 costs about 20 tries, not 500.
+   * The events in a savepoint; when they fail, each half alone, down to the single events that
+   * fail (retriedAfterFault, else set aside): a bad event among 500 costs about 20 tries, not 500.
+   * An error that leaves no savepoint to return to (a lost connection) fails the whole pass.
    */
   private async applyBisecting(
     manager: EntityManager,
     events: StoredGatewayEvent[],
-    outcome: { waiting: Set<string>; setAside: StoredGatewayEvent[] },
+    outcome: Bisection,
   ): Promise<void> {
     if (events.length === 0) {
       return;
@@ -146,12 +173,13 @@ export class GatewayEventProcessor
     } catch (error) {
       await manager.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
       await manager.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
-      if (!isDataFault(error)) {
-        throw error;
-      }
       if (events.length === 1) {
-        await this.setAside(events[0], error, manager);
-        outcome.setAside.push(events[0]);
+        if (await this.retriedAfterFault(events, error, manager)) {
+          outcome.retried.push(events[0]);
+        } else {
+          await this.setAside(events[0], error, manager);
+          outcome.setAside.push(events[0]);
+        }
         return;
       }
     }
@@ -185,6 +213,35 @@ export class GatewayEventProcessor
     await this.events.retryLater(manager, [...waiting], EARLY_RECEIPT_RETRY_MS);
   }
 
+  /**
+   * Events that failed together for a reason not their values' are tried again with back-off
+   * until their MAX_FAULTS-th failure. Answers whether they were (if not, they are set aside).
+   */
+  private async retriedAfterFault(
+    events: StoredGatewayEvent[],
+    error: unknown,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const faults = 1 + Math.max(...events.map((event) => event.faults));
+    if (isDataFault(error) || faults >= MAX_FAULTS) {
+      return false;
+    }
+    this.logger.warn(
+      {
+        eventId: events[0].id,
+        events: events.length,
+        companyId: events[0].companyId,
+        event: events[0].event,
+        fault: faultCode(error),
+        faults,
+      },
+      'Gateway event failed: tried again later',
+    );
+    const ids = events.map((event) => event.id);
+    await this.events.retryAfterFault(ids, FAULT_BACKOFF_MS, manager);
+    return true;
+  }
+
   /** Kept for an operator with its reason; the log names the event and the failure's kind only. */
   private async setAside(
     event: StoredGatewayEvent,
@@ -197,8 +254,9 @@ export class GatewayEventProcessor
         companyId: event.companyId,
         event: event.event,
         fault: faultCode(error),
+        faults: event.faults,
       },
-      'Gateway event set aside: it fails on its own',
+      'Gateway event set aside: it cannot be applied',
     );
     await this.events.setAside(event.id, faultReason(error), manager);
   }
@@ -221,7 +279,10 @@ export class GatewayEventProcessor
     return byConfig.size;
   }
 
-  /** An error that is not the events' own leaves them leased: they come back after the lease. */
+  /**
+   * Events that fail are tried again with back-off (retriedAfterFault); the latest, which holds
+   * the state, is set aside when they cannot be, and the others it stands for go.
+   */
   private async applyConnection(
     gatewayConfigId: number,
     events: StoredGatewayEvent[],
@@ -230,17 +291,17 @@ export class GatewayEventProcessor
       events.map((stored) => ({ data: eventData(stored.payload), at: atOf(stored), stored })),
     );
     let setAside: StoredGatewayEvent | null = null;
-    try {
-      if (coalesced) {
+    if (coalesced) {
+      try {
         await this.applyConnectionChange(gatewayConfigId, coalesced);
+      } catch (error) {
+        if (await this.retriedAfterFault(events, error)) {
+          return;
+        }
+        setAside = coalesced.latest.stored;
+        await this.setAside(setAside, error);
+        this.metrics.countGatewayEventsSetAside(setAside.event);
       }
-    } catch (error) {
-      if (!coalesced || !isDataFault(error)) {
-        throw error;
-      }
-      setAside = coalesced.latest.stored;
-      await this.setAside(setAside, error);
-      this.metrics.countGatewayEventsSetAside(setAside.event);
     }
     await this.events.delete(events.filter((event) => event !== setAside).map((event) => event.id));
   }
@@ -353,6 +414,11 @@ export class GatewayEventProcessor
       await this.campaigns.instanceClosed(gatewayConfigId);
     }
   }
+}
+
+/** The work's outcome, its error included, so that the caller decides when to throw it. */
+async function settled<T>(work: () => Promise<T>): Promise<PromiseSettledResult<T>> {
+  return (await Promise.allSettled([work()]))[0];
 }
 
 /** When the event happened: the gateway's time (kept at intake), else its arrival. */

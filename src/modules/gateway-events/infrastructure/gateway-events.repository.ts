@@ -10,7 +10,9 @@ import {
 } from '../application/ports/gateway-events.repository';
 
 const COLUMNS = `id, gateway_config_id AS "gatewayConfigId", company_id AS "companyId", event, payload,
-  attempts, received_at AS "receivedAt"`;
+  attempts, faults, received_at AS "receivedAt"`;
+/** Receipts and replies not set aside: the rows of gateway_events_company_due_idx. */
+const MESSAGES_PENDING = `failed_at IS NULL AND event <> 'connection.update'`;
 
 /**
  * The gateway's events as a work table: stored in batches before they are acknowledged,
@@ -45,13 +47,34 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
     );
   }
 
-  /** Due receipts and replies in arrival order, locked for this transaction. */
+  /**
+   * Per company in turn (gateway_events_company_due_idx): `pending` walks the companies with
+   * pending receipts or replies, one index probe each (a loose index scan), with each one's
+   * earliest; up to `limit` of those with some due, earliest first, get an equal share of the
+   * batch, taken in their due order and locked (SKIP LOCKED). A company alone gets it all.
+   */
   async claimDue(manager: EntityManager, limit: number): Promise<StoredGatewayEvent[]> {
     return queryRows<StoredGatewayEvent>(
       manager,
-      `SELECT ${COLUMNS} FROM gateway_events
-        WHERE failed_at IS NULL AND next_attempt_at <= now() AND event <> 'connection.update'
-        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      `WITH RECURSIVE pending AS (
+         (SELECT company_id, next_attempt_at FROM gateway_events
+           WHERE ${MESSAGES_PENDING} ORDER BY company_id, next_attempt_at LIMIT 1)
+         UNION ALL
+         SELECT next.company_id, next.next_attempt_at FROM pending
+          CROSS JOIN LATERAL (
+            SELECT company_id, next_attempt_at FROM gateway_events
+             WHERE ${MESSAGES_PENDING} AND company_id > pending.company_id
+             ORDER BY company_id, next_attempt_at LIMIT 1) AS next),
+       due AS (
+         SELECT company_id FROM pending WHERE next_attempt_at <= now()
+          ORDER BY next_attempt_at LIMIT $1::int),
+       share AS (SELECT greatest($1::int / count(*), 1) AS n FROM due)
+       SELECT claimed.* FROM due
+        CROSS JOIN LATERAL (
+          SELECT ${COLUMNS} FROM gateway_events
+           WHERE ${MESSAGES_PENDING} AND company_id = due.company_id AND next_attempt_at <= now()
+           ORDER BY next_attempt_at, id LIMIT (SELECT n FROM share)
+             FOR UPDATE SKIP LOCKED) AS claimed`,
       [limit],
     );
   }
@@ -106,6 +129,18 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
                 next_attempt_at = now() + make_interval(secs => $2::float / 1000)
           WHERE id = ANY($1::bigint[])`,
         [ids, delayMs],
+      );
+    }
+  }
+
+  /** `faults` grows by one; the event is due again after baseMs × 2^(its faults so far). */
+  async retryAfterFault(ids: string[], baseMs: number, manager?: EntityManager): Promise<void> {
+    if (ids.length > 0) {
+      await (manager ?? this.dataSource).query(
+        `UPDATE gateway_events SET faults = faults + 1,
+                next_attempt_at = now() + make_interval(secs => $2::float / 1000 * 2 ^ faults)
+          WHERE id = ANY($1::bigint[])`,
+        [ids, baseMs],
       );
     }
   }

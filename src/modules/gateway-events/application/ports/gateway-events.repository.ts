@@ -12,6 +12,8 @@ export interface IncomingGatewayEvent {
 export interface StoredGatewayEvent extends IncomingGatewayEvent {
   id: string;
   attempts: number;
+  /** Failures to apply it that were not its values' fault (retryAfterFault). */
+  faults: number;
   receivedAt: Date;
 }
 
@@ -31,16 +33,20 @@ export function eventTime(payload: Record<string, unknown>, fallback: Date): Dat
 /**
  * The gateway's events as a work table: stored in batches before they are acknowledged,
  * claimed with SKIP LOCKED, deleted once processed. A receipt that came before its send was
- * recorded waits a little and is tried again. A configuration's connection events are taken
+ * recorded waits a little and is tried again, and so, with back-off, does one that failed for
+ * a reason not its own. A configuration's connection events are taken
  * all at once, at most once per CONNECTION_COALESCE_MS: one that arrives within that time after
  * the last application waits for the window's end. An event that fails on its own is set aside
- * (kept with its reason, never claimed again).
+ * (kept with its reason, never claimed again), as is one that keeps failing for any reason.
  */
 export abstract class GatewayEventsRepository {
   abstract transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
   /** One statement for the whole batch, with the NOTIFY that wakes the processors. */
   abstract store(events: IncomingGatewayEvent[]): Promise<void>;
-  /** Due receipts and replies in arrival order, locked for this transaction. */
+  /**
+   * Due receipts and replies, locked for this transaction: the companies that have some share
+   * the `limit` equally (one company's flood cannot crowd out another's), each one's in due order.
+   */
   abstract claimDue(manager: EntityManager, limit: number): Promise<StoredGatewayEvent[]>;
   /**
    * Every pending connection event of up to `configs` configurations that have one due, leased
@@ -50,6 +56,11 @@ export abstract class GatewayEventsRepository {
   abstract leaseConnections(configs: number, leaseMs: number): Promise<StoredGatewayEvent[]>;
   abstract delete(ids: string[], manager?: EntityManager): Promise<void>;
   abstract retryLater(manager: EntityManager, ids: string[], delayMs: number): Promise<void>;
+  /**
+   * An application that failed for a reason not the events' own: each is tried again after
+   * baseMs × 2^(its faults so far), its faults counted.
+   */
+  abstract retryAfterFault(ids: string[], baseMs: number, manager?: EntityManager): Promise<void>;
   /** Kept with its reason for an operator, never claimed again. */
   abstract setAside(id: string, reason: string, manager?: EntityManager): Promise<void>;
   abstract msUntilNextDue(): Promise<number | null>;
