@@ -107,7 +107,12 @@ describe('answers of services that are not the gateway', () => {
   it('answers the status route with the HTTP status only, whatever the service answers', async () => {
     const id = await configAt(internal.url);
     for (const status of [200, 400, 401, 403, 404, 409, 429, 500, 502, 503]) {
-      for (const body of [MARKER, JSON.stringify({ message: MARKER, error: MARKER })]) {
+      for (const body of [
+        MARKER,
+        JSON.stringify({ message: MARKER, error: MARKER }),
+        // A framework's default error (Spring Boot's, for one) looks like the gateway's own.
+        JSON.stringify({ status, error: 'Internal', message: MARKER }),
+      ]) {
         internal.status = status;
         internal.body = body;
         const before = internal.requests;

@@ -268,6 +268,18 @@ describe('gatewayErrorFromResponse', () => {
     ['a top-level message', 503, { message: SECRET }, ''],
     ['an envelope whose status differs', 500, { ...(envelope(400, SECRET) as object) }, ''],
     ['a response without error', 400, { status: 400, response: { message: SECRET } }, ''],
+    [
+      'a framework error without the wrapper',
+      500,
+      { status: 500, error: 'x', message: 'db_password=hunter2' },
+      '',
+    ],
+    [
+      'a framework error listing its messages',
+      400,
+      { status: 400, error: 'Bad Request', message: ['db_password=hunter2'] },
+      '',
+    ],
   ])('never shows the text of %s that is not the gateway (HTTP %s)', (_l, status, body, text) => {
     const raw = text || JSON.stringify(body);
     const error = gatewayErrorFromResponse(status, body, raw, 'acme');

@@ -20,16 +20,23 @@ export function envelopeMessage(body: unknown): unknown {
 
 /**
  * Whether the body is one of the gateway's own error answers: the envelope, or the schema
- * validation's `{status, error, message}` without the wrapper. Anything else may come from
- * whatever a tenant pointed the configuration at (a proxy, or a service on the internal
- * network), so its text is never shown.
+ * validation's `{status, error, message}` without the wrapper, whose message is always an
+ * array of arrays (recorded: `[["numbers does not meet minimum length of 1"]]`). Anything
+ * else may come from whatever a tenant pointed the configuration at (a proxy, or a service on
+ * the internal network, whose framework may answer `{status, error, message}` too), so its
+ * text is never shown.
  */
 function isOwnErrorAnswer(status: number, body: unknown): boolean {
   if (typeof body !== 'object' || body === null) {
     return false;
   }
-  const { status: inBody, error } = body as { status?: unknown; error?: unknown };
-  return inBody === status && typeof error === 'string' && envelopeMessage(body) !== undefined;
+  const { status: inBody, error, message } = body as Record<string, unknown>;
+  if (inBody !== status || typeof error !== 'string') {
+    return false;
+  }
+  return isGatewayEnvelope(status, body)
+    ? envelopeMessage(body) !== undefined
+    : isSchemaViolation(message);
 }
 
 /** The gateway's own message, shortened to one line; '' for any other answer. */
