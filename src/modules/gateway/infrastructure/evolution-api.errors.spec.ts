@@ -94,9 +94,15 @@ describe('gatewayErrorFromResponse', () => {
       'disconnected',
     ],
     [
-      'an undefined read of a property not recorded, in the envelope',
+      'an instance not loaded in memory',
       500,
       envelope(500, "Cannot read properties of undefined (reading 'textMessage')"),
+      'disconnected',
+    ],
+    [
+      'an undefined read of another property, in the envelope',
+      500,
+      envelope(500, "Cannot read properties of undefined (reading 'length')"),
       'transient',
     ],
     [

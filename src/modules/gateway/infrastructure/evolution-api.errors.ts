@@ -109,11 +109,14 @@ function isGatewayEnvelope(status: number, body: unknown): boolean {
  * What the gateway raises when it reaches for a socket or a session that is not there, before
  * anything is sent (Evolution API v2.3.6, recorded): `this.client.user.id` on a socket that was
  * never paired reads `'id'` of undefined; with no socket at all, `client.sendMessage`,
- * `presenceSubscribe`, `onWhatsApp` or `waUploadToServer` of undefined. Only these: the same
- * TypeError on any other property may be raised after WhatsApp took the message.
+ * `presenceSubscribe`, `onWhatsApp` or `waUploadToServer` of undefined; and an instance in its
+ * database but not loaded has no send method for the controller to call (`textMessage`,
+ * `mediaMessage`, `audioWhatsapp`, `pollMessage`: read in sendMessage.controller.ts, not
+ * recorded). Only these: the same TypeError on any other property may be raised after
+ * WhatsApp took the message.
  */
 const UNDEFINED_PROPERTY =
-  /Cannot read properties of undefined \(reading '(id|sendMessage|presenceSubscribe|onWhatsApp|waUploadToServer)'\)/;
+  /Cannot read properties of undefined \(reading '(id|sendMessage|presenceSubscribe|onWhatsApp|waUploadToServer|textMessage|mediaMessage|audioWhatsapp|pollMessage)'\)/;
 
 /** The sends whose media URL the gateway downloads before anything else. */
 const MEDIA_SENDS: ReadonlySet<GatewayOperation> = new Set(['send_media', 'send_audio']);
