@@ -791,15 +791,16 @@ export class FakeEvolutionApi {
   }
 
   /**
-   * The gateway downloads an image (axios, inside the service's try: `["Error: …"]`) or an
-   * audio (outside it: a plain message) before anything else, whatever the instance's state.
+   * The gateway downloads a media URL of any type (sendMedia's image, video or document: inside
+   * the service's try, `["Error: …"]`) or an audio's (outside it: a plain message) before
+   * anything else, whatever the instance's state.
    */
   private mediaFetchFailure(
     endpoint: FakeSendEndpoint,
     body: Record<string, unknown>,
   ): Reply | null {
     const url =
-      endpoint === 'sendMedia' && body.mediatype === 'image'
+      endpoint === 'sendMedia'
         ? body.media
         : endpoint === 'sendWhatsAppAudio'
           ? body.audio

@@ -191,6 +191,7 @@ function exchange(
     // Once the socket is connected (TLS included) the request may reach the server; before
     // that, a failure proves nothing was delivered.
     let connected = false;
+    let answered = false;
     const finish = (error: OutboundError | null, response?: OutboundResponse): void => {
       if (settled) {
         return;
@@ -199,7 +200,8 @@ function exchange(
       signal.removeEventListener('abort', onAbort);
       if (error) {
         outgoing.destroy();
-        reject(connected ? error.afterRequestWritten() : unconnected(target, error));
+        const failure = answered ? error : unanswered(target, error);
+        reject(connected ? failure.afterRequestWritten() : failure);
       } else {
         resolve(response as OutboundResponse);
       }
@@ -228,6 +230,7 @@ function exchange(
     });
     outgoing.on('error', (error) => finish(networkError(target, error)));
     outgoing.on('response', (incoming) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       incoming.on('data', (chunk: Buffer) => {
@@ -277,7 +280,11 @@ function networkError(target: CheckedTarget, error: Error): OutboundError {
   });
 }
 
-/** A budget that ran out before the connection opened reads like a refused connection. */
-function unconnected(target: CheckedTarget, error: OutboundError): OutboundError {
+/**
+ * A budget that ran out before any answer began reads like a refused connection: a port that
+ * accepts and never answers looks like a closed one. Whether the request may have arrived is
+ * still told apart (by the caller), so a send that timed out after writing stays uncertain.
+ */
+function unanswered(target: CheckedTarget, error: OutboundError): OutboundError {
   return error.kind === 'timeout' ? networkError(target, error) : error;
 }

@@ -3,9 +3,10 @@
  * - invalid_url: not an absolute http(s) URL (or it carries credentials).
  * - target_refused: the host is, or resolves to, an address the service never calls.
  * - unresolvable: the host name does not resolve.
- * - timeout: the connection opened but no complete response came within the time budget.
- * - network: the connection failed or broke (refused, reset, TLS failure, not HTTP, or the
- *   budget ran out before it opened); one message for all, so open and closed ports look alike.
+ * - timeout: an answer began but did not complete within the time budget.
+ * - network: the connection failed or broke (refused, reset, TLS failure, not HTTP), or the
+ *   budget ran out before any answer began (connected or not); one message for all, so closed,
+ *   silent and non-HTTP ports look alike.
  * - response_too_large: the response body went past the request's limit.
  * - aborted: the caller cancelled the request.
  */

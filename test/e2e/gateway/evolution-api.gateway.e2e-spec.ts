@@ -528,6 +528,19 @@ describe('EvolutionApiGateway against the fake Evolution API', () => {
         { kind: 'media', mediaType: 'image', media: 'http://127.0.0.1:9/a.png' },
         'connect ECONNREFUSED 127.0.0.1:9',
       ],
+      // Not recorded: a video or document URL is fetched like an image's, before anything else.
+      [
+        'a video',
+        'EAI_AGAIN',
+        { kind: 'media', mediaType: 'video', media: 'https://cdn.example.com/a.mp4' },
+        'getaddrinfo EAI_AGAIN cdn.example.com',
+      ],
+      [
+        'a document',
+        'ECONNREFUSED',
+        { kind: 'media', mediaType: 'document', media: 'http://127.0.0.1:9/a.pdf' },
+        'connect ECONNREFUSED 127.0.0.1:9',
+      ],
       // Not recorded: the audio is fetched outside the service's try, so its message is plain.
       [
         'an audio',

@@ -79,7 +79,11 @@ describe('answers of services that are not the gateway', () => {
   const internal = new InternalService();
   const app = useDedicatedWebhookApp(
     'internal_answers',
-    { WEBHOOK_RETRY_SCHEDULE_MS: 'none', WEBHOOK_TIMEOUT_MS: '2000' },
+    {
+      WEBHOOK_RETRY_SCHEDULE_MS: 'none',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      GATEWAY_SEND_TIMEOUT_MS: '1000',
+    },
     fake,
     receiver,
   );
@@ -107,7 +111,12 @@ describe('answers of services that are not the gateway', () => {
   it('answers the status route with the HTTP status only, whatever the service answers', async () => {
     const id = await configAt(internal.url);
     for (const status of [200, 400, 401, 403, 404, 409, 429, 500, 502, 503]) {
-      for (const body of [MARKER, JSON.stringify({ message: MARKER, error: MARKER })]) {
+      for (const body of [
+        MARKER,
+        JSON.stringify({ message: MARKER, error: MARKER }),
+        // A framework's default error (Spring Boot's, for one) looks like the gateway's own.
+        JSON.stringify({ status, error: 'Internal', message: MARKER }),
+      ]) {
         internal.status = status;
         internal.body = body;
         const before = internal.requests;
@@ -229,6 +238,33 @@ describe('answers of services that are not the gateway', () => {
       );
     } finally {
       await Promise.all([banner.close(), reset.close(), silentClose.close()]);
+    }
+  });
+
+  it('says the same for a port that accepts and never answers as for a closed one', async () => {
+    // The send's budget runs out on the silent port after the request was written.
+    const silent = await tcpService(() => undefined);
+    try {
+      const database = await importDatabase(company, [{ telefone: '11987660002', nome: 'Bia' }]);
+      const errors: string[] = [];
+      for (const port of [await closedPort(), silent.port]) {
+        const automation = await createWelcomeAutomation(
+          company,
+          database.id,
+          await configAt(`http://127.0.0.1:${port}`),
+        );
+        const response = await company
+          .post(`/api/automations/${automation.id}/test-send`, { phoneNumber: '11987660002' })
+          .expect(200);
+        expect(response.body.success).toBe(false);
+        errors.push(String(response.body.error).replace(String(port), '<porta>'));
+      }
+      expect(errors).toEqual([
+        'Não foi possível conectar ao destino 127.0.0.1:<porta>',
+        'Não foi possível conectar ao destino 127.0.0.1:<porta>',
+      ]);
+    } finally {
+      await silent.close();
     }
   });
 

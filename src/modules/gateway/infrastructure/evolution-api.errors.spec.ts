@@ -3,6 +3,7 @@ import {
   OutboundErrorKind,
   OutboundTargetRefusedError,
 } from '../../../common/outbound/outbound.errors';
+import type { GatewayOperation } from '../../../common/metrics/metric-labels';
 import { GatewayErrorKind, InstanceCondition } from '../domain/messaging-gateway';
 import {
   envelopeMessage,
@@ -17,9 +18,9 @@ function envelope(status: number, message: unknown): unknown {
 function classify(
   status: number,
   body: unknown,
-  text = JSON.stringify(body ?? ''),
+  operation: GatewayOperation = 'send_text',
 ): GatewayErrorKind {
-  return gatewayErrorFromResponse(status, body, text, 'acme-sales').kind;
+  return gatewayErrorFromResponse(status, body, JSON.stringify(body ?? ''), 'acme', operation).kind;
 }
 
 describe('gatewayErrorFromResponse', () => {
@@ -99,6 +100,24 @@ describe('gatewayErrorFromResponse', () => {
       'disconnected',
     ],
     [
+      'an undefined read of another property, in the envelope',
+      500,
+      envelope(500, "Cannot read properties of undefined (reading 'length')"),
+      'transient',
+    ],
+    [
+      'a TypeError that may come after WhatsApp took the message',
+      400,
+      envelope(400, ["TypeError: Cannot read properties of undefined (reading 'key')"]),
+      'uncertain',
+    ],
+    [
+      "the gateway's own Redis refusing a text send",
+      500,
+      envelope(500, ['Error: connect ECONNREFUSED 127.0.0.1:6379']),
+      'transient',
+    ],
+    [
       'an unactivated 2.4 server',
       503,
       {
@@ -108,24 +127,6 @@ describe('gatewayErrorFromResponse', () => {
         message: 'activate',
       },
       'disconnected',
-    ],
-    [
-      'a media download failure',
-      500,
-      envelope(500, ['AxiosError: Request failed with status code 404']),
-      'media_unreachable',
-    ],
-    [
-      'media on a host that does not resolve (recorded)',
-      500,
-      envelope(500, ['Error: getaddrinfo EAI_AGAIN example.com']),
-      'media_unreachable',
-    ],
-    [
-      'media on a refused port (recorded)',
-      500,
-      envelope(500, ['Error: connect ECONNREFUSED 127.0.0.1:9']),
-      'media_unreachable',
     ],
     [
       'a cached number on a never-paired socket (recorded)',
@@ -178,6 +179,41 @@ describe('gatewayErrorFromResponse', () => {
     expect(classify(status, body)).toBe(kind);
   });
 
+  it.each<[string, GatewayOperation, GatewayErrorKind, unknown]>([
+    [
+      'a media download failure',
+      'send_media',
+      'media_unreachable',
+      envelope(500, ['AxiosError: Request failed with status code 404']),
+    ],
+    [
+      'media on a host that does not resolve (recorded)',
+      'send_media',
+      'media_unreachable',
+      envelope(500, ['Error: getaddrinfo EAI_AGAIN example.com']),
+    ],
+    [
+      'an audio on a refused port',
+      'send_audio',
+      'media_unreachable',
+      envelope(500, 'Error: connect ECONNREFUSED 127.0.0.1:9'),
+    ],
+    [
+      'a refused connection',
+      'send_poll',
+      'transient',
+      envelope(500, ['Error: connect ECONNREFUSED 127.0.0.1:6379']),
+    ],
+    [
+      'a name that does not resolve',
+      'connection_state',
+      'transient',
+      envelope(500, ['Error: getaddrinfo EAI_AGAIN redis']),
+    ],
+  ])('reads a 500 naming %s to %s as %s', (_label, operation, kind, body) => {
+    expect(classify(500, body, operation)).toBe(kind);
+  });
+
   it.each<[string, number, unknown, InstanceCondition]>([
     [
       'never paired',
@@ -202,13 +238,25 @@ describe('gatewayErrorFromResponse', () => {
     ['a closed socket', 500, envelope(500, 'Connection Closed'), 'closed'],
     ['a closed socket found late', 400, envelope(400, ['Error: Connection Closed']), 'closed'],
   ])('says what a disconnected answer proves: %s', (_label, status, body, condition) => {
-    const error = gatewayErrorFromResponse(status, body, JSON.stringify(body), 'acme-sales');
+    const error = gatewayErrorFromResponse(
+      status,
+      body,
+      JSON.stringify(body),
+      'acme-sales',
+      'send_text',
+    );
     expect([error.kind, error.instanceCondition]).toEqual(['disconnected', condition]);
   });
 
   it('names no address the gateway could not reach when it fails to fetch media', () => {
     const body = envelope(500, ['Error: connect ECONNREFUSED 10.1.2.3:5432']);
-    const error = gatewayErrorFromResponse(500, body, JSON.stringify(body), 'acme-sales');
+    const error = gatewayErrorFromResponse(
+      500,
+      body,
+      JSON.stringify(body),
+      'acme-sales',
+      'send_media',
+    );
     expect([error.kind, error.message]).toEqual([
       'media_unreachable',
       'O gateway não conseguiu baixar a mídia da mensagem',
@@ -216,9 +264,9 @@ describe('gatewayErrorFromResponse', () => {
   });
 
   it('reads Connection Closed from a text body too', () => {
-    expect(gatewayErrorFromResponse(500, undefined, 'Error: Connection Closed', 'i').kind).toBe(
-      'disconnected',
-    );
+    expect(
+      gatewayErrorFromResponse(500, undefined, 'Error: Connection Closed', 'i', 'send_text').kind,
+    ).toBe('disconnected');
   });
 
   it('keeps the HTTP status and names the refused number', () => {
@@ -229,6 +277,7 @@ describe('gatewayErrorFromResponse', () => {
       ]),
       '',
       'acme',
+      'send_text',
     );
     expect(error.httpStatus).toBe(400);
     expect(error.message).toBe('O número 5511900000000 não está no WhatsApp');
@@ -236,11 +285,12 @@ describe('gatewayErrorFromResponse', () => {
   });
 
   it('names the instance for an unknown instance and points at the URL for an unknown route', () => {
-    expect(gatewayErrorFromResponse(404, envelope(404, ['x']), '', 'acme').message).toContain(
-      '"acme"',
-    );
     expect(
-      gatewayErrorFromResponse(404, envelope(404, ['Cannot GET /x']), '', 'acme').message,
+      gatewayErrorFromResponse(404, envelope(404, ['x']), '', 'acme', 'send_text').message,
+    ).toContain('"acme"');
+    expect(
+      gatewayErrorFromResponse(404, envelope(404, ['Cannot GET /x']), '', 'acme', 'send_text')
+        .message,
     ).toContain('URL');
   });
 
@@ -253,7 +303,7 @@ describe('gatewayErrorFromResponse', () => {
       { status: 400, error: 'Bad Request', message: [['Owned media must be a url or base64']] },
     ],
   ])("shows the gateway's own message from %s (HTTP %s)", (_label, status, body) => {
-    const error = gatewayErrorFromResponse(status, body, JSON.stringify(body), 'acme');
+    const error = gatewayErrorFromResponse(status, body, JSON.stringify(body), 'acme', 'send_text');
     expect(error.message).toContain('Owned media must be a url or base64');
   });
 
@@ -268,25 +318,47 @@ describe('gatewayErrorFromResponse', () => {
     ['a top-level message', 503, { message: SECRET }, ''],
     ['an envelope whose status differs', 500, { ...(envelope(400, SECRET) as object) }, ''],
     ['a response without error', 400, { status: 400, response: { message: SECRET } }, ''],
+    [
+      'a framework error without the wrapper',
+      500,
+      { status: 500, error: 'x', message: 'db_password=hunter2' },
+      '',
+    ],
+    [
+      'a framework error listing its messages',
+      400,
+      { status: 400, error: 'Bad Request', message: ['db_password=hunter2'] },
+      '',
+    ],
   ])('never shows the text of %s that is not the gateway (HTTP %s)', (_l, status, body, text) => {
     const raw = text || JSON.stringify(body);
-    const error = gatewayErrorFromResponse(status, body, raw, 'acme');
+    const error = gatewayErrorFromResponse(status, body, raw, 'acme', 'send_text');
     expect(error.message).not.toContain('db_password');
     expect(error.message).toContain(String(status));
   });
 
   it('keeps the detail of a rejection short and on one line', () => {
-    const error = gatewayErrorFromResponse(400, envelope(400, ['a\n'.repeat(500)]), '', 'acme');
+    const error = gatewayErrorFromResponse(
+      400,
+      envelope(400, ['a\n'.repeat(500)]),
+      '',
+      'acme',
+      'send_text',
+    );
     expect(error.message).not.toContain('\n');
     expect(error.message.length).toBeLessThan(300);
   });
 
   it('marks only transient failures as retryable', () => {
-    expect(gatewayErrorFromResponse(503, envelope(503, ['busy']), '', 'i').retryable).toBe(true);
-    expect(gatewayErrorFromResponse(429, undefined, '', 'i').retryable).toBe(true);
-    expect(gatewayErrorFromResponse(503, undefined, '', 'i').retryable).toBe(false);
-    expect(gatewayErrorFromResponse(401, undefined, '', 'i').retryable).toBe(false);
-    expect(gatewayErrorFromResponse(400, envelope(400, ['x']), '', 'i').retryable).toBe(false);
+    expect(
+      gatewayErrorFromResponse(503, envelope(503, ['busy']), '', 'i', 'send_text').retryable,
+    ).toBe(true);
+    expect(gatewayErrorFromResponse(429, undefined, '', 'i', 'send_text').retryable).toBe(true);
+    expect(gatewayErrorFromResponse(503, undefined, '', 'i', 'send_text').retryable).toBe(false);
+    expect(gatewayErrorFromResponse(401, undefined, '', 'i', 'send_text').retryable).toBe(false);
+    expect(
+      gatewayErrorFromResponse(400, envelope(400, ['x']), '', 'i', 'send_text').retryable,
+    ).toBe(false);
   });
 });
 

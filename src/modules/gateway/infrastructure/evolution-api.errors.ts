@@ -1,3 +1,4 @@
+import type { GatewayOperation } from '../../../common/metrics/metric-labels';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { GatewayError, InstanceCondition } from '../domain/messaging-gateway';
 
@@ -20,16 +21,23 @@ export function envelopeMessage(body: unknown): unknown {
 
 /**
  * Whether the body is one of the gateway's own error answers: the envelope, or the schema
- * validation's `{status, error, message}` without the wrapper. Anything else may come from
- * whatever a tenant pointed the configuration at (a proxy, or a service on the internal
- * network), so its text is never shown.
+ * validation's `{status, error, message}` without the wrapper, whose message is always an
+ * array of arrays (recorded: `[["numbers does not meet minimum length of 1"]]`). Anything
+ * else may come from whatever a tenant pointed the configuration at (a proxy, or a service on
+ * the internal network, whose framework may answer `{status, error, message}` too), so its
+ * text is never shown.
  */
 function isOwnErrorAnswer(status: number, body: unknown): boolean {
   if (typeof body !== 'object' || body === null) {
     return false;
   }
-  const { status: inBody, error } = body as { status?: unknown; error?: unknown };
-  return inBody === status && typeof error === 'string' && envelopeMessage(body) !== undefined;
+  const { status: inBody, error, message } = body as Record<string, unknown>;
+  if (inBody !== status || typeof error !== 'string') {
+    return false;
+  }
+  return isGatewayEnvelope(status, body)
+    ? envelopeMessage(body) !== undefined
+    : isSchemaViolation(message);
 }
 
 /** The gateway's own message, shortened to one line; '' for any other answer. */
@@ -101,13 +109,23 @@ function isGatewayEnvelope(status: number, body: unknown): boolean {
  * What the gateway raises when it reaches for a socket or a session that is not there, before
  * anything is sent (Evolution API v2.3.6, recorded): `this.client.user.id` on a socket that was
  * never paired reads `'id'` of undefined; with no socket at all, `client.sendMessage`,
- * `presenceSubscribe`, `onWhatsApp` or `waUploadToServer` of undefined.
+ * `presenceSubscribe`, `onWhatsApp` or `waUploadToServer` of undefined; and an instance in its
+ * database but not loaded has no send method for the controller to call (`textMessage`,
+ * `mediaMessage`, `audioWhatsapp`, `pollMessage`: read in sendMessage.controller.ts, not
+ * recorded). Only these: the same TypeError on any other property may be raised after
+ * WhatsApp took the message.
  */
-const UNDEFINED_PROPERTY = /Cannot read properties of undefined \(reading '([^']+)'\)/i;
+const UNDEFINED_PROPERTY =
+  /Cannot read properties of undefined \(reading '(id|sendMessage|presenceSubscribe|onWhatsApp|waUploadToServer|textMessage|mediaMessage|audioWhatsapp|pollMessage)'\)/;
+
+/** The sends whose media URL the gateway downloads before anything else. */
+const MEDIA_SENDS: ReadonlySet<GatewayOperation> = new Set(['send_media', 'send_audio']);
 
 /**
  * The gateway failed to fetch the message's media before anything else (axios, recorded as
  * 500 `["Error: getaddrinfo EAI_AGAIN example.com"]` and `["Error: connect ECONNREFUSED …"]`).
+ * Read so only for a media send: another call naming ECONNREFUSED is about the gateway's own
+ * network (its Redis or database), not the message.
  */
 const MEDIA_FETCH_FAILURES =
   /getaddrinfo|ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|AxiosError|Request failed with status code/i;
@@ -169,8 +187,10 @@ function disconnected(
  * shape; on text only for "Connection Closed", a not-loaded instance and the validation
  * messages above. Choices where the gateway leaves room:
  * - "Connection Closed" in any status, whatsappNumbers' 428 Boom, and "Cannot read properties
- *   of undefined" in any status are `disconnected` (unusableInstance): nothing went out.
- * - A 500 naming a failed media fetch is `media_unreachable`: every contact would fail alike.
+ *   of undefined" of the recorded properties in any status are `disconnected`
+ *   (unusableInstance): nothing went out.
+ * - A 500 naming a failed media fetch, to a media or audio send, is `media_unreachable`: every
+ *   contact would fail alike.
  * - 503 LICENSE_REQUIRED (2.4 servers not activated) is `disconnected`: nothing was sent and
  *   nothing will be until someone activates the server, exactly like a closed instance.
  * - Any other 400 is `uncertain`: the gateway turns errors raised after WhatsApp took the
@@ -187,13 +207,14 @@ export function gatewayErrorFromResponse(
   body: unknown,
   text: string,
   instance: string,
+  operation: GatewayOperation,
 ): GatewayError {
   const detail = detailOf(status, body);
   const unusable = unusableInstance(status, body, text, instance);
   if (unusable) {
     return unusable;
   }
-  if (status === 500 && mentions(body, text, MEDIA_FETCH_FAILURES)) {
+  if (status === 500 && MEDIA_SENDS.has(operation) && mentions(body, text, MEDIA_FETCH_FAILURES)) {
     // Without the gateway's detail: which addresses its network refuses or cannot resolve is
     // the gateway operator's to know, not a tenant's (it would make the gateway a port scanner).
     return new GatewayError(

@@ -314,7 +314,13 @@ export class EvolutionApiGateway extends MessagingGateway {
     throw this.failed(
       target,
       call,
-      gatewayErrorFromResponse(response.status, response.data, response.text, target.instance),
+      gatewayErrorFromResponse(
+        response.status,
+        response.data,
+        response.text,
+        target.instance,
+        call.operation,
+      ),
     );
   }
 
