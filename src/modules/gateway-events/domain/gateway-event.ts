@@ -81,7 +81,7 @@ const DATA_CHECKS: Record<
   'messages.update': (errors, data) => {
     textAt(errors, 'data.keyId', data.keyId, ID_MAX);
     textAt(errors, 'data.remoteJid', data.remoteJid, ID_MAX);
-    textAt(errors, 'data.status', data.status, 32);
+    statusAt(errors, data.status);
     flagAt(errors, 'data.fromMe', data.fromMe);
   },
   'messages.upsert': (errors, data) => {
@@ -110,6 +110,20 @@ const DATA_CHECKS: Record<
     }
   },
 };
+
+/**
+ * Evolution v2.3.6 sends ERROR, PENDING, SERVER_ACK, DELIVERY_ACK, READ, PLAYED, or DELETED for
+ * an update it cannot map (its Cloud API channel: the upper-cased Meta status, e.g. DELIVERED);
+ * any such word is accepted and only the known receipts are applied. Anything else is no status
+ * the gateway sends.
+ */
+const STATUS = /^[A-Z][A-Z_]{0,31}$/;
+
+function statusAt(errors: FieldErrors, value: unknown): void {
+  if (!isAbsent(value) && !(typeof value === 'string' && STATUS.test(value))) {
+    errors.push(['data.status', 'deve ser um status do gateway, como DELIVERY_ACK ou READ']);
+  }
+}
 
 /** Null counts as absent: Evolution sends null for what a message does not have. */
 function isAbsent(value: unknown): value is null | undefined {
@@ -198,7 +212,10 @@ const RECEIPT_RANKS: Record<string, number> = {
 
 /** How far a message got, from a messages.update status (null: nothing to record). */
 export function receiptRank(status: unknown): number | null {
-  return typeof status === 'string' && status in RECEIPT_RANKS ? RECEIPT_RANKS[status] : null;
+  // Own keys only: `in` would also find "constructor" and "toString" on the prototype.
+  return typeof status === 'string' && Object.hasOwn(RECEIPT_RANKS, status)
+    ? RECEIPT_RANKS[status]
+    : null;
 }
 
 /** The receipt in a messages.update, or null when it is not about a message we sent. */
