@@ -86,6 +86,27 @@ describe('gateway events', () => {
     }
   });
 
+  it('keeps only what the processor reads of the data, which reads the same from it', () => {
+    const kept = (event: string, data: Record<string, unknown>) =>
+      JSON.parse(JSON.stringify(parseEnvelope({ event, instance: 'l', data }, NOW)?.data));
+    const bulk = 'x'.repeat(500_000);
+    const update = { keyId: 'K', remoteJid: 'j', fromMe: true, status: 'READ', participant: bulk };
+    expect(kept('messages.update', update)).toEqual({ keyId: 'K', fromMe: true, status: 'READ' });
+    const reply = {
+      key: { id: 'IN1', remoteJid: '5511988887777@s.whatsapp.net', fromMe: false, bulk },
+      pushName: bulk,
+      message: { conversation: 'SAIR', imageMessage: { jpegThumbnail: bulk } },
+      messageTimestamp: 1764000000,
+    };
+    expect(kept('messages.upsert', reply)).toEqual({
+      key: { remoteJid: '5511988887777@s.whatsapp.net', fromMe: false },
+      message: { conversation: 'SAIR', extendedTextMessage: {} },
+    });
+    expect(replyOf(kept('messages.upsert', reply))).toEqual(replyOf(reply));
+    const connection = { instance: 'l', state: 'open', statusReason: 200, profilePictureUrl: bulk };
+    expect(kept('connection.update', connection)).toEqual({ state: 'open', statusReason: 200 });
+  });
+
   it('accepts every status word the gateway sends, those it does not apply included', () => {
     for (const status of ['PENDING', 'DELETED', 'SERVER_ACK', 'DELIVERED', 'READ']) {
       const data = { keyId: 'K', fromMe: true, status };

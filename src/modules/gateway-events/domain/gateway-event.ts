@@ -17,6 +17,7 @@ export interface GatewayEventEnvelope {
   event: TrackedEvent;
   instance: string;
   apikey: string | null;
+  /** Only what the processor reads of the gateway's `data` (DATA_READERS). */
   data: Record<string, unknown>;
   /** When the gateway says it happened; the receipt time when absent or ahead of it. */
   at: Date;
@@ -52,11 +53,11 @@ export function parseEnvelope(body: unknown, receivedAt: Date): GatewayEventEnve
   const apikey = textAt(errors, 'apikey', body.apikey, 255);
   const at = dateAt(errors, body.date_time, receivedAt);
   const tracked = TRACKED_EVENTS.find((known) => known === event?.toLowerCase().replace(/_/g, '.'));
-  const data = body.data;
-  if (tracked && !isRecord(data)) {
+  let data: Record<string, unknown> = {};
+  if (tracked && !isRecord(body.data)) {
     errors.push(['data', 'deve ser um objeto']);
   } else if (tracked) {
-    DATA_CHECKS[tracked](errors, data as Record<string, unknown>);
+    data = DATA_READERS[tracked](errors, body.data as Record<string, unknown>);
   }
   if (errors.length > 0) {
     throw new ValidationFailedError(errors);
@@ -68,39 +69,57 @@ export function parseEnvelope(body: unknown, receivedAt: Date): GatewayEventEnve
     event: tracked,
     instance: instance as string,
     apikey: apikey || null,
-    data: data as Record<string, unknown>,
+    data,
     at,
   };
 }
 
-/** What each tracked event's data must hold where the processor reads it (absent or null: nothing to apply). */
-const DATA_CHECKS: Record<
+/**
+ * What each tracked event's data must hold where the processor reads it (absent or null:
+ * nothing to apply), and the part of it that is kept: only what the processor reads, so a
+ * stored event is a few hundred bytes whatever else the gateway (or a sender with the secret)
+ * put in `data`.
+ */
+const DATA_READERS: Record<
   TrackedEvent,
-  (errors: FieldErrors, data: Record<string, unknown>) => void
+  (errors: FieldErrors, data: Record<string, unknown>) => Record<string, unknown>
 > = {
   'messages.update': (errors, data) => {
-    textAt(errors, 'data.keyId', data.keyId, ID_MAX);
     textAt(errors, 'data.remoteJid', data.remoteJid, ID_MAX);
-    statusAt(errors, data.status);
     flagAt(errors, 'data.fromMe', data.fromMe);
+    statusAt(errors, data.status);
+    return {
+      keyId: textAt(errors, 'data.keyId', data.keyId, ID_MAX),
+      fromMe: data.fromMe,
+      status: data.status,
+    };
   },
   'messages.upsert': (errors, data) => {
     const key = objectAt(errors, 'data.key', data.key);
-    for (const field of ['id', 'remoteJid', 'remoteJidAlt', 'senderPn'] as const) {
-      textAt(errors, `data.key.${field}`, key[field], ID_MAX);
-    }
+    textAt(errors, 'data.key.id', key.id, ID_MAX);
     flagAt(errors, 'data.key.fromMe', key.fromMe);
     const message = objectAt(errors, 'data.message', data.message);
-    textAt(errors, 'data.message.conversation', message.conversation, TEXT_MAX);
     const extended = objectAt(
       errors,
       'data.message.extendedTextMessage',
       message.extendedTextMessage,
     );
-    textAt(errors, 'data.message.extendedTextMessage.text', extended.text, TEXT_MAX);
+    return {
+      key: {
+        fromMe: key.fromMe,
+        remoteJid: textAt(errors, 'data.key.remoteJid', key.remoteJid, ID_MAX),
+        remoteJidAlt: textAt(errors, 'data.key.remoteJidAlt', key.remoteJidAlt, ID_MAX),
+        senderPn: textAt(errors, 'data.key.senderPn', key.senderPn, ID_MAX),
+      },
+      message: {
+        conversation: textAt(errors, 'data.message.conversation', message.conversation, TEXT_MAX),
+        extendedTextMessage: {
+          text: textAt(errors, 'data.message.extendedTextMessage.text', extended.text, TEXT_MAX),
+        },
+      },
+    };
   },
   'connection.update': (errors, data) => {
-    textAt(errors, 'data.state', data.state, 20);
     const reason = data.statusReason;
     if (
       !isAbsent(reason) &&
@@ -108,6 +127,7 @@ const DATA_CHECKS: Record<
     ) {
       errors.push(['data.statusReason', 'deve ser um número inteiro entre 0 e 9999']);
     }
+    return { state: textAt(errors, 'data.state', data.state, 20), statusReason: reason };
   },
 };
 
