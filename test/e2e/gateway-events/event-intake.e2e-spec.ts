@@ -280,6 +280,39 @@ describe('gateway events at intake', () => {
     expect(statusesA.filter((status) => status !== 200)).toEqual([]);
   });
 
+  it('answers 401, never 500, to events of a configuration deleted or untracked behind the cache’s back', async () => {
+    const a = await TestCompany.register(t.http);
+    const b = await TestCompany.register(t.http);
+    const configA = await trackedConfig(a, fake);
+    const configB = await trackedConfig(b, fake);
+    const configC = await trackedConfig(b, fake);
+    const post = (config: { id: number; instance: string }) =>
+      t.http
+        .post(`/api/gateway-events/${config.id}`)
+        .set(EVENTS_SECRET_HEADER, eventsSecretOf(fake, config.instance))
+        .send(update(config.instance, { keyId: 'K', fromMe: true, status: 'READ' }));
+    // Both secrets cached; then the rows change without a notification (one lost).
+    expect((await post(configB)).status).toBe(200);
+    expect((await post(configC)).status).toBe(200);
+    await db.query(`DELETE FROM gateway_configs WHERE id = $1`, [configB.id]);
+    await db.query(`UPDATE gateway_configs SET track_delivery = false WHERE id = $1`, [configC.id]);
+    const storedBefore = await eventsStored(db);
+
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => post(configB)),
+      ...Array.from({ length: 10 }, () => post(configC)),
+      ...Array.from({ length: 10 }, () => post(configA)),
+    ]);
+    answers
+      .slice(0, 10)
+      .forEach((r) => expectErrorBody(r, 401, `/api/gateway-events/${configB.id}`));
+    answers
+      .slice(10, 20)
+      .forEach((r) => expectErrorBody(r, 401, `/api/gateway-events/${configC.id}`));
+    expect(answers.slice(20).map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => 200));
+    expect(await eventsStored(db)).toBe(storedBefore + 10);
+  });
+
   it('stores and applies events carrying the instance’s own token on a configuration holding the global key', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });

@@ -1,7 +1,7 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { UnauthorizedError } from '../../../common/errors/domain-error';
+import { unauthorizedEvent } from '../domain/gateway-event';
 import { Metrics } from '../../../common/metrics/metrics';
 import {
   anonymousWindowOf,
@@ -77,6 +77,6 @@ export class GatewayEventsGate implements NestMiddleware {
       throw limited;
     }
     this.metrics.countGatewayEventRefused('secret');
-    throw new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
+    throw unauthorizedEvent();
   }
 }

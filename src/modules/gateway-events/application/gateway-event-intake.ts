@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { withoutSupersededConnections } from '../domain/connection-events';
+import { unauthorizedEvent } from '../domain/gateway-event';
 import {
   eventData,
   eventTime,
@@ -24,7 +25,8 @@ interface Waiting {
  * configuration's connection events in a batch, only the latest and any logout are written,
  * which is all the processor would keep, withoutSupersededConnections). A batch
  * that fails is written again event by event, so that one event that cannot be stored fails
- * only its own request.
+ * only its own request. An event whose configuration was deleted (or stopped tracking) after
+ * the gate let it in is not written and is a 401, like the gate's answer a moment later.
  */
 @Injectable()
 export class GatewayEventIntake {
@@ -71,8 +73,8 @@ export class GatewayEventIntake {
       })),
     );
     try {
-      await this.repository.store(kept.map((k) => k.stored));
-      batch.forEach((waiting) => waiting.done());
+      const live = await this.repository.store(kept.map((k) => k.stored));
+      batch.forEach((waiting) => this.answer(waiting, live));
     } catch (error) {
       if (batch.length === 1) {
         batch[0].done(error);
@@ -81,10 +83,15 @@ export class GatewayEventIntake {
       // One at a time: the fallback of a rare failure must not take the whole pool.
       for (const waiting of batch) {
         await this.repository.store([waiting.event]).then(
-          () => waiting.done(),
+          (live) => this.answer(waiting, live),
           (alone: unknown) => waiting.done(alone),
         );
       }
     }
+  }
+
+  /** Stored (or superseded) when its configuration took the batch; a 401 otherwise. */
+  private answer(waiting: Waiting, live: Set<number>): void {
+    waiting.done(live.has(waiting.event.gatewayConfigId) ? undefined : unauthorizedEvent());
   }
 }

@@ -1,4 +1,4 @@
-import { ValidationFailedError } from '../../../common/errors/domain-error';
+import { UnauthorizedError, ValidationFailedError } from '../../../common/errors/domain-error';
 
 /**
  * The gateway's events as Evolution API v2.3.6 sends them (`sendDataWebhook`): an envelope
@@ -21,6 +21,11 @@ export interface GatewayEventEnvelope {
   data: Record<string, unknown>;
   /** When the gateway says it happened; the receipt time when absent or ahead of it. */
   at: Date;
+}
+
+/** The one answer to an event the service does not take: its reason is logged, never shown. */
+export function unauthorizedEvent(): UnauthorizedError {
+  return new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
 }
 
 type FieldErrors = Array<[field: string, message: string]>;
