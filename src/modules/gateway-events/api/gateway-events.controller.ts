@@ -32,7 +32,7 @@ export class GatewayEventAcknowledgement {
  */
 @ApiTags('Eventos do gateway')
 @Public()
-@ApiErrors(400, 401, 429)
+@ApiErrors(400, 401, 429, 503)
 @Controller('api/gateway-events')
 export class GatewayEventsController {
   private readonly logger = new Logger(GatewayEventsController.name);

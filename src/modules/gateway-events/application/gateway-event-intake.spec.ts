@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '../../../common/errors/domain-error';
+import { DomainError, UnauthorizedError } from '../../../common/errors/domain-error';
 import { GatewayEventIntake } from './gateway-event-intake';
 import type {
   GatewayEventsRepository,
@@ -112,5 +112,25 @@ describe('GatewayEventIntake', () => {
     await expect(good).resolves.toBeUndefined();
     await expect(gone).resolves.toBeInstanceOf(UnauthorizedError);
     expect(repository.statements.map((batch) => batch.length)).toEqual([2]);
+  });
+
+  it('refuses with 503 at once while its queue is full, and takes events again once it drains', async () => {
+    // Four writes in flight (beforeEach), and 5,000 events waiting behind them.
+    const waiting = Array.from({ length: 5_000 }, (_v, n) => intake.store(receipt(1, `Q${n}`)));
+    const refused = await Promise.race([
+      intake.store(receipt(1, 'over')).catch((error: unknown) => error),
+      settle().then(() => 'still waiting'),
+    ]);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).kind).toBe('unavailable');
+    for (let i = 0; i < 20; i += 1) {
+      repository.releaseAll();
+      await settle();
+    }
+    await expect(Promise.all(waiting)).resolves.toHaveLength(waiting.length);
+    const again = intake.store(receipt(1, 'again'));
+    await settle();
+    repository.releaseAll();
+    await expect(again).resolves.toBeUndefined();
   });
 });

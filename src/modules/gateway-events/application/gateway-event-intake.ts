@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../../common/errors/domain-error';
 import { withoutSupersededConnections } from '../domain/connection-events';
 import { unauthorizedEvent } from '../domain/gateway-event';
 import {
@@ -12,6 +13,11 @@ import {
 const MAX_BATCH = 500;
 /** Batches written at once: a new batch need not wait for the previous commit. */
 const MAX_WRITES_IN_FLIGHT = 4;
+/**
+ * Events waiting for a write, at most: past it an event is a 503, which Evolution retries
+ * later, instead of memory that grows as fast as anyone with a secret can post.
+ */
+const MAX_WAITING = 10 * MAX_BATCH;
 
 interface Waiting {
   event: IncomingGatewayEvent;
@@ -26,7 +32,8 @@ interface Waiting {
  * which is all the processor would keep, withoutSupersededConnections). A batch
  * that fails is written again event by event, so that one event that cannot be stored fails
  * only its own request. An event whose configuration was deleted (or stopped tracking) after
- * the gate let it in is not written and is a 401, like the gate's answer a moment later.
+ * the gate let it in is not written and is a 401, like the gate's answer a moment later. When
+ * MAX_WAITING events already wait, the next is refused with 503 at once.
  */
 @Injectable()
 export class GatewayEventIntake {
@@ -36,6 +43,15 @@ export class GatewayEventIntake {
   constructor(private readonly repository: GatewayEventsRepository) {}
 
   store(event: IncomingGatewayEvent): Promise<void> {
+    if (this.queue.length >= MAX_WAITING) {
+      return Promise.reject(
+        new DomainError(
+          'GATEWAY_EVENTS.BUSY',
+          'unavailable',
+          'Eventos demais aguardando gravação; tente novamente em instantes',
+        ),
+      );
+    }
     return new Promise<void>((resolve, reject) => {
       this.queue.push({
         event,
