@@ -556,4 +556,42 @@ describe('gateway events from strangers', () => {
     }
     expect(await eventsStored(pool)).toBe(before + 3);
   });
+
+  it('answers an address past its budget from memory: guessed ids cost no query, the gateway’s known configurations still pass', async () => {
+    const { t, pool } = app;
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake);
+    const SPENT = { 'X-Forwarded-For': '203.0.113.9' };
+    const guess = (id: number) =>
+      postUnfinished(
+        t.baseUrl,
+        `/api/gateway-events/${id}`,
+        { ...SPENT, [EVENTS_SECRET_HEADER]: 'guessed' },
+        1024 * 1024,
+      );
+    // The configuration is found once (a wrong secret), then the address spends its budget.
+    let answer = await guess(config.id);
+    for (let i = 0; answer.status !== 429 && i < LIMIT + 1; i += 1) {
+      answer = await guess(2_000_000_000 + i);
+    }
+    expect(answer.status).toBe(429);
+
+    // Any query on gateway_configs would wait for this lock: every answer below is from memory.
+    const locker = await pool.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE gateway_configs IN ACCESS EXCLUSIVE MODE');
+      for (const id of [1_000_000_001, 1_500_000_002, 2_147_483_000, config.id + 1]) {
+        expect((await guess(id)).status).toBe(429);
+      }
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    await t.http
+      .post(`/api/gateway-events/${config.id}`)
+      .set({ ...SPENT, [EVENTS_SECRET_HEADER]: eventsSecretOf(fake, config.instance) })
+      .send(update(config.instance, { keyId: 'K', status: 'READ' }))
+      .expect(200, { received: true });
+  });
 });

@@ -93,6 +93,13 @@ function limitsOf(input: Partial<InstanceLimits>): Partial<InstanceLimits> {
  * every instance (GatewayConfigsRepository.watchChanges); this bounds a lost notification.
  */
 const EVENTS_SOURCE_TTL_MS = 30_000;
+/**
+ * Ids no configuration has, remembered apart (and fewer) so that a stranger's guesses cannot
+ * push the real configurations out of the cache.
+ */
+const MISSING_CONFIGS_MAX = 1_000;
+/** How long a configuration found once may still be looked up for an address past its budget. */
+const FOUND_CONFIG_TTL_MS = 10 * 60_000;
 /** A configuration's refused events are written down at most this often. */
 const REFUSAL_RECORD_INTERVAL_MS = 10_000;
 /** The gateway is asked for an instance's token again at most this often per configuration. */
@@ -120,6 +127,13 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     EVENTS_SOURCE_TTL_MS,
     10_000,
   );
+  private readonly missingConfigs = new ExpiringMap<number, true>(
+    EVENTS_SOURCE_TTL_MS,
+    MISSING_CONFIGS_MAX,
+  );
+  private readonly foundConfigs = new ExpiringMap<number, true>(FOUND_CONFIG_TTL_MS, 10_000);
+  /** One lookup per configuration at a time: a burst of events waits for the same answer. */
+  private readonly eventsSourceLookups = new Map<number, Promise<KnownSource | null>>();
   /** Moves on every change heard of: a lookup that started before one does not cache its answer. */
   private eventsSourcesGeneration = 0;
   private readonly recentRefusals = new ExpiringMap<number, true>(
@@ -210,16 +224,48 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
   /**
    * The configuration an inbound event names, when it tracks delivery and the event carries
    * its secret (compared in constant time); null otherwise, a deleted configuration included.
-   * Cached: events come in bursts of thousands.
+   * Cached: events come in bursts of thousands. `onlyFoundBefore` (for an address past its
+   * budget): null without a query unless this instance found the configuration in the last
+   * FOUND_CONFIG_TTL_MS, so guessed ids cost nothing while the gateway's events keep flowing.
    */
-  async eventsSource(configId: number, secret: string): Promise<EventsSource | null> {
-    const known = (this.eventsSources.get(configId) ?? (await this.loadEventsSource(configId)))
-      .value;
+  async eventsSource(
+    configId: number,
+    secret: string,
+    onlyFoundBefore = false,
+  ): Promise<EventsSource | null> {
+    const known = await this.knownSource(configId, onlyFoundBefore);
     if (!known) {
       return null;
     }
     const presented = Buffer.from(secretHash(secret), 'hex');
     return timingSafeEqual(presented, known.hash) ? known.source : null;
+  }
+
+  private knownSource(
+    configId: number,
+    onlyFoundBefore: boolean,
+  ): KnownSource | null | Promise<KnownSource | null> {
+    const cached = this.eventsSources.get(configId);
+    if (cached) {
+      return cached.value;
+    }
+    if (
+      this.missingConfigs.get(configId) ||
+      (onlyFoundBefore && !this.foundConfigs.get(configId))
+    ) {
+      return null;
+    }
+    let lookup = this.eventsSourceLookups.get(configId);
+    if (!lookup) {
+      const started = this.loadEventsSource(configId).finally(() => {
+        if (this.eventsSourceLookups.get(configId) === started) {
+          this.eventsSourceLookups.delete(configId);
+        }
+      });
+      lookup = started;
+      this.eventsSourceLookups.set(configId, lookup);
+    }
+    return lookup;
   }
 
   /**
@@ -254,7 +300,7 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     return learn().catch(() => false);
   }
 
-  private async loadEventsSource(configId: number): Promise<{ value: KnownSource | null }> {
+  private async loadEventsSource(configId: number): Promise<KnownSource | null> {
     const generation = this.eventsSourcesGeneration;
     const config = await this.configs.findById(configId);
     const value =
@@ -270,9 +316,14 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
           }
         : null;
     if (generation === this.eventsSourcesGeneration) {
-      this.eventsSources.set(configId, value);
+      if (config) {
+        this.eventsSources.set(configId, value);
+        this.foundConfigs.set(configId, true);
+      } else {
+        this.missingConfigs.set(configId, true);
+      }
     }
-    return { value };
+    return value;
   }
 
   /**
@@ -300,6 +351,8 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
   private forgetEventsSource(configId: number): void {
     this.eventsSourcesGeneration += 1;
     this.eventsSources.delete(configId);
+    this.missingConfigs.delete(configId);
+    this.eventsSourceLookups.delete(configId);
   }
 
   /**
