@@ -384,6 +384,54 @@ describe('gateway events at intake', () => {
     expect(lookups()).toBe(registered + 1);
   });
 
+  it('lets a burst of events with a not-yet-known token wait for one lookup of it', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
+    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
+      config.id,
+    ]);
+    const lookups = () =>
+      fake.requests.filter(
+        (r) => r.path === '/instance/fetchInstances' && r.query.instanceName === config.instance,
+      ).length;
+    const before = lookups();
+    fake.setResponseDelay(300);
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, (_v, i) =>
+          fake.emit(
+            config.instance,
+            'messages.update',
+            { keyId: `K${i}`, status: 'READ' },
+            { apikey: config.apiKey },
+          ),
+        ),
+      );
+      expect(statuses).toEqual(Array.from({ length: 10 }, () => 200));
+    } finally {
+      fake.setResponseDelay(0);
+    }
+    expect(lookups()).toBe(before + 1);
+  });
+
+  it('asks for the token again seconds, not minutes, after a lookup that learned nothing', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
+    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
+      config.id,
+    ]);
+    const emit = (apikey: string) =>
+      fake.emit(config.instance, 'messages.update', { keyId: 'K', status: 'READ' }, { apikey });
+    expect(await emit('forged')).toBe(401);
+    expect(await emit(config.apiKey)).toBe(401);
+    // Evolution does not retry a 401: a token refused for minutes loses every event meanwhile.
+    await until(
+      () => emit(config.apiKey),
+      (status) => status === 200,
+      15_000,
+    );
+  });
+
   it('accepts the events sent right after tracking is turned on, and refuses the old secret once it is registered again', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { trackDelivery: false });

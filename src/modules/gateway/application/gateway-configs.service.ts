@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { ExpiringMap } from '../../../common/caching/expiring-map';
+import { secretsEqual } from '../../../common/crypto/hashing';
 import { SecretBox, SecretBoxError } from '../../../common/crypto/secret-box';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
@@ -102,8 +103,13 @@ const MISSING_CONFIGS_MAX = 1_000;
 const FOUND_CONFIG_TTL_MS = 10 * 60_000;
 /** A configuration's refused events are written down at most this often. */
 const REFUSAL_RECORD_INTERVAL_MS = 10_000;
-/** The gateway is asked for an instance's token again at most this often per configuration. */
-const TOKEN_LOOKUP_INTERVAL_MS = 5 * 60_000;
+/** After a token was learned, another unknown apikey does not make the gateway be asked for this long. */
+const TOKEN_LEARNED_INTERVAL_MS = 5 * 60_000;
+/**
+ * After a lookup that learned nothing (the gateway unreachable, or another token), the next one
+ * waits this long: short, since Evolution does not retry the events refused meanwhile.
+ */
+const TOKEN_RETRY_MS = 10_000;
 
 interface KnownSource {
   hash: Buffer;
@@ -140,10 +146,13 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     REFUSAL_RECORD_INTERVAL_MS,
     10_000,
   );
-  private readonly recentTokenLookups = new ExpiringMap<number, true>(
-    TOKEN_LOOKUP_INTERVAL_MS,
+  /** Per configuration: until when (epoch ms) an unknown apikey is refused without asking. */
+  private readonly tokenLookupPause = new ExpiringMap<number, number>(
+    TOKEN_LEARNED_INTERVAL_MS,
     10_000,
   );
+  /** The lookup under way per configuration: concurrent events wait for its answer. */
+  private readonly tokenLookups = new Map<number, { apikey: string; learned: Promise<boolean> }>();
 
   async onApplicationBootstrap(): Promise<void> {
     await this.configs.watchChanges((id) => this.forgetEventsSource(id));
@@ -282,22 +291,38 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
 
   /**
    * For an event with the right secret whose apikey is not known: asks the gateway whether it
-   * is the instance's current token (at most once per TOKEN_LOOKUP_INTERVAL_MS per
-   * configuration), and records it when it is. True: the apikey is the instance's token.
+   * is the instance's current token, and records it when it is. Events that arrive while it
+   * asks wait for the same answer; after it, another unknown apikey is refused without asking
+   * for TOKEN_LEARNED_INTERVAL_MS (learned) or TOKEN_RETRY_MS (not). True: the apikey is the
+   * instance's token.
    */
   async learnInstanceToken(configId: number, apikey: string): Promise<boolean> {
-    if (this.recentTokenLookups.get(configId)) {
+    const asking = this.tokenLookups.get(configId);
+    if (asking) {
+      return (await asking.learned) && secretsEqual(asking.apikey, apikey);
+    }
+    if ((this.tokenLookupPause.get(configId)?.value ?? 0) > Date.now()) {
       return false;
     }
-    this.recentTokenLookups.set(configId, true);
-    const learn = async (): Promise<boolean> => {
+    const lookup = { apikey, learned: this.askInstanceToken(configId, apikey) };
+    this.tokenLookups.set(configId, lookup);
+    const learned = await lookup.learned;
+    this.tokenLookups.delete(configId);
+    const pause = learned ? TOKEN_LEARNED_INTERVAL_MS : TOKEN_RETRY_MS;
+    this.tokenLookupPause.set(configId, Date.now() + pause);
+    return learned;
+  }
+
+  private async askInstanceToken(configId: number, apikey: string): Promise<boolean> {
+    try {
       const config = await this.configs.findById(configId);
       return (
         !!config?.trackDelivery &&
-        this.tracking.learnInstanceToken(config, this.targetOf(config), apikey)
+        (await this.tracking.learnInstanceToken(config, this.targetOf(config), apikey))
       );
-    };
-    return learn().catch(() => false);
+    } catch {
+      return false;
+    }
   }
 
   private async loadEventsSource(configId: number): Promise<KnownSource | null> {
