@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { phones, waitForCampaign } from '../../support/campaigns';
 import type { Pool } from 'pg';
@@ -496,6 +497,41 @@ describe('gateway events at intake', () => {
 
     await company.put(`/api/gateway-configs/${config.id}`, { trackDelivery: true }).expect(200);
     expect(await shown()).toMatchObject({ eventsRefusedAt: null, eventsRefusedReason: null });
+  });
+
+  it('drops every cached secret once its lost notification connection is back', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake);
+    const path = `/api/gateway-events/${config.id}`;
+    const event = update(config.instance, { keyId: 'K', fromMe: true, status: 'READ' });
+    const post = (secret: string) =>
+      t.http.post(path).set(EVENTS_SECRET_HEADER, secret).send(event);
+    const old = eventsSecretOf(fake, config.instance);
+    expect((await post(old)).status).toBe(200);
+    const listeners = () =>
+      db.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity
+          WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`,
+      );
+    const lost = (await listeners()).rows.map((row) => row.pid);
+    expect(lost).toHaveLength(1);
+
+    // A secret replaced while nobody listens: its notification is lost with the connection.
+    await db.query(`SELECT pg_terminate_backend($1)`, [lost[0]]);
+    await db.query(`UPDATE gateway_configs SET events_secret_hash = $2 WHERE id = $1`, [
+      config.id,
+      createHash('sha256').update('replaced-secret').digest('hex'),
+    ]);
+    await until(
+      async () => (await listeners()).rows.map((row) => row.pid),
+      (pids) => pids.length === 1 && pids[0] !== lost[0],
+    );
+    // Well inside the cache's 30 s: only the reconnection explains it.
+    await until(
+      async () => [(await post(old)).status, (await post('replaced-secret')).status],
+      ([before, after]) => before === 401 && after === 200,
+      3_000,
+    );
   });
 
   it('drops a configuration’s secret on every instance of the service at once', async () => {

@@ -91,7 +91,8 @@ function limitsOf(input: Partial<InstanceLimits>): Partial<InstanceLimits> {
 
 /**
  * How long an events source stays cached. Every change to a configuration drops it at once on
- * every instance (GatewayConfigsRepository.watchChanges); this bounds a lost notification.
+ * every instance (GatewayConfigsRepository.watchChanges), and a reconnected listener drops them
+ * all; this bounds what is left, e.g. a notification lost before the loss was noticed.
  */
 const EVENTS_SOURCE_TTL_MS = 30_000;
 /**
@@ -373,8 +374,15 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     });
   }
 
-  private forgetEventsSource(configId: number): void {
+  /** One configuration, or all of them (null: changes may have been missed). */
+  private forgetEventsSource(configId: number | null): void {
     this.eventsSourcesGeneration += 1;
+    if (configId === null) {
+      this.eventsSources.deleteWhere(() => true);
+      this.missingConfigs.deleteWhere(() => true);
+      this.eventsSourceLookups.clear();
+      return;
+    }
     this.eventsSources.delete(configId);
     this.missingConfigs.delete(configId);
     this.eventsSourceLookups.delete(configId);
