@@ -126,12 +126,6 @@ describe('mapError', () => {
 
   it.each<[string, unknown]>([
     ['an Error', new TypeError("Cannot read properties of undefined (reading 'id')")],
-    [
-      'another database error',
-      new QueryFailedError('SELECT secret FROM t WHERE x = $1', ['v'], {
-        code: '42P01',
-      } as unknown as Error),
-    ],
     ['a thrown string', 'something odd'],
     ['a thrown object', { weird: true }],
     ['undefined', undefined],
@@ -149,6 +143,29 @@ describe('mapError', () => {
       expect(logged.err).toBe(thrown);
     },
   );
+
+  it('logs a failed query by its SQLSTATE and constraint only, never its values', () => {
+    const phone = '5511988887777';
+    const error = new QueryFailedError(
+      'INSERT INTO gateway_events (payload) VALUES ($1)',
+      [`{"phone":"${phone}","text":"segredo"}`],
+      Object.assign(new Error(`invalid input syntax for type integer: "${phone}"`), {
+        code: '22P02',
+        detail: `Key (phone)=(${phone}) is odd`,
+        constraint: 'gateway_events_pkey',
+      }),
+    );
+    const mapped = mapError(error, logger);
+    expect(mapped.status).toBe(500);
+    const [logged] = logger.errors[0] as [{ errorId: string; err: unknown }];
+    expect(mapped.message).toContain(logged.errorId);
+    expect(logged.err).toEqual({
+      type: 'QueryFailedError',
+      code: '22P02',
+      constraint: 'gateway_events_pkey',
+    });
+    expect(JSON.stringify(logger.errors)).not.toMatch(/5511988887777|segredo|INSERT/);
+  });
 
   it('gives every unexpected error its own id', () => {
     const first = mapError(new Error('a'), logger).message;

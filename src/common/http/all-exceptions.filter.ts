@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { QueryFailedError } from 'typeorm';
 import { DomainError, ErrorKind, RateLimitedError } from '../errors/domain-error';
 import { isUniqueViolation } from '../errors/unique-violation';
 import { errorBody } from './error-body';
@@ -82,6 +83,19 @@ function isExposedClientError(error: unknown): error is { status: number } {
   );
 }
 
+/**
+ * A failed query is logged by its SQLSTATE and constraint only: its parameters, its message and
+ * its detail can carry what a request sent (an event's phone and text, a value PostgreSQL
+ * quotes back), which must never reach a log.
+ */
+function loggable(error: unknown): unknown {
+  if (!(error instanceof QueryFailedError)) {
+    return error;
+  }
+  const driver = (error.driverError ?? {}) as { code?: unknown; constraint?: unknown };
+  return { type: 'QueryFailedError', code: driver.code, constraint: driver.constraint };
+}
+
 export interface MappedError {
   status: number;
   message: string;
@@ -140,7 +154,7 @@ export function mapError(error: unknown, logger: Logger, requestId?: string): Ma
     return { status: 409, message: 'Registro duplicado: já existe um recurso com estes dados' };
   }
   const errorId = randomUUID();
-  logger.error({ errorId, req: { id: requestId }, err: error }, 'Unhandled error');
+  logger.error({ errorId, req: { id: requestId }, err: loggable(error) }, 'Unhandled error');
   return { status: 500, message: `Erro interno do servidor (id do erro: ${errorId})` };
 }
 

@@ -2,13 +2,18 @@ import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
-/** Called with the notification's payload ('' when none was given). */
-type Listener = (payload: string) => void;
+/**
+ * Called with the notification's payload ('' when none was given), or with null after the
+ * listening connection was lost and opened again: notifications sent meanwhile are gone, so a
+ * listener that caches treats everything as changed.
+ */
+type Listener = (payload: string | null) => void;
 
 /**
  * One dedicated connection LISTENing for work announcements (NOTIFY), so that an instance
  * wakes at once when another one creates or resumes work. Polling remains the fallback:
- * a lost notification only delays work, never loses it.
+ * a lost notification only delays work, never loses it; and once the connection is back,
+ * every listener hears null, for whatever it missed.
  */
 @Injectable()
 export class PgNotifications implements OnApplicationShutdown {
@@ -66,6 +71,12 @@ export class PgNotifications implements OnApplicationShutdown {
     }
   }
 
+  private announceMissed(): void {
+    for (const listeners of this.listeners.values()) {
+      listeners.forEach((listener) => listener(null));
+    }
+  }
+
   private reconnectLater(): void {
     this.client = undefined;
     this.connecting = undefined;
@@ -75,7 +86,10 @@ export class PgNotifications implements OnApplicationShutdown {
     setTimeout(() => {
       void this.connect()
         .then(() => this.listenAll())
-        .catch(() => this.reconnectLater());
+        .then(
+          () => this.announceMissed(),
+          () => this.reconnectLater(),
+        );
     }, 1000).unref();
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { phones, waitForCampaign } from '../../support/campaigns';
 import type { Pool } from 'pg';
@@ -280,6 +281,39 @@ describe('gateway events at intake', () => {
     expect(statusesA.filter((status) => status !== 200)).toEqual([]);
   });
 
+  it('answers 401, never 500, to events of a configuration deleted or untracked behind the cache’s back', async () => {
+    const a = await TestCompany.register(t.http);
+    const b = await TestCompany.register(t.http);
+    const configA = await trackedConfig(a, fake);
+    const configB = await trackedConfig(b, fake);
+    const configC = await trackedConfig(b, fake);
+    const post = (config: { id: number; instance: string }) =>
+      t.http
+        .post(`/api/gateway-events/${config.id}`)
+        .set(EVENTS_SECRET_HEADER, eventsSecretOf(fake, config.instance))
+        .send(update(config.instance, { keyId: 'K', fromMe: true, status: 'READ' }));
+    // Both secrets cached; then the rows change without a notification (one lost).
+    expect((await post(configB)).status).toBe(200);
+    expect((await post(configC)).status).toBe(200);
+    await db.query(`DELETE FROM gateway_configs WHERE id = $1`, [configB.id]);
+    await db.query(`UPDATE gateway_configs SET track_delivery = false WHERE id = $1`, [configC.id]);
+    const storedBefore = await eventsStored(db);
+
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => post(configB)),
+      ...Array.from({ length: 10 }, () => post(configC)),
+      ...Array.from({ length: 10 }, () => post(configA)),
+    ]);
+    answers
+      .slice(0, 10)
+      .forEach((r) => expectErrorBody(r, 401, `/api/gateway-events/${configB.id}`));
+    answers
+      .slice(10, 20)
+      .forEach((r) => expectErrorBody(r, 401, `/api/gateway-events/${configC.id}`));
+    expect(answers.slice(20).map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => 200));
+    expect(await eventsStored(db)).toBe(storedBefore + 10);
+  });
+
   it('stores and applies events carrying the instance’s own token on a configuration holding the global key', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
@@ -351,6 +385,54 @@ describe('gateway events at intake', () => {
     expect(lookups()).toBe(registered + 1);
   });
 
+  it('lets a burst of events with a not-yet-known token wait for one lookup of it', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
+    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
+      config.id,
+    ]);
+    const lookups = () =>
+      fake.requests.filter(
+        (r) => r.path === '/instance/fetchInstances' && r.query.instanceName === config.instance,
+      ).length;
+    const before = lookups();
+    fake.setResponseDelay(300);
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, (_v, i) =>
+          fake.emit(
+            config.instance,
+            'messages.update',
+            { keyId: `K${i}`, status: 'READ' },
+            { apikey: config.apiKey },
+          ),
+        ),
+      );
+      expect(statuses).toEqual(Array.from({ length: 10 }, () => 200));
+    } finally {
+      fake.setResponseDelay(0);
+    }
+    expect(lookups()).toBe(before + 1);
+  });
+
+  it('asks for the token again seconds, not minutes, after a lookup that learned nothing', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
+    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
+      config.id,
+    ]);
+    const emit = (apikey: string) =>
+      fake.emit(config.instance, 'messages.update', { keyId: 'K', status: 'READ' }, { apikey });
+    expect(await emit('forged')).toBe(401);
+    expect(await emit(config.apiKey)).toBe(401);
+    // Evolution does not retry a 401: a token refused for minutes loses every event meanwhile.
+    await until(
+      () => emit(config.apiKey),
+      (status) => status === 200,
+      15_000,
+    );
+  });
+
   it('accepts the events sent right after tracking is turned on, and refuses the old secret once it is registered again', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { trackDelivery: false });
@@ -415,6 +497,41 @@ describe('gateway events at intake', () => {
 
     await company.put(`/api/gateway-configs/${config.id}`, { trackDelivery: true }).expect(200);
     expect(await shown()).toMatchObject({ eventsRefusedAt: null, eventsRefusedReason: null });
+  });
+
+  it('drops every cached secret once its lost notification connection is back', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake);
+    const path = `/api/gateway-events/${config.id}`;
+    const event = update(config.instance, { keyId: 'K', fromMe: true, status: 'READ' });
+    const post = (secret: string) =>
+      t.http.post(path).set(EVENTS_SECRET_HEADER, secret).send(event);
+    const old = eventsSecretOf(fake, config.instance);
+    expect((await post(old)).status).toBe(200);
+    const listeners = () =>
+      db.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity
+          WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`,
+      );
+    const lost = (await listeners()).rows.map((row) => row.pid);
+    expect(lost).toHaveLength(1);
+
+    // A secret replaced while nobody listens: its notification is lost with the connection.
+    await db.query(`SELECT pg_terminate_backend($1)`, [lost[0]]);
+    await db.query(`UPDATE gateway_configs SET events_secret_hash = $2 WHERE id = $1`, [
+      config.id,
+      createHash('sha256').update('replaced-secret').digest('hex'),
+    ]);
+    await until(
+      async () => (await listeners()).rows.map((row) => row.pid),
+      (pids) => pids.length === 1 && pids[0] !== lost[0],
+    );
+    // Well inside the cache's 30 s: only the reconnection explains it.
+    await until(
+      async () => [(await post(old)).status, (await post('replaced-secret')).status],
+      ([before, after]) => before === 401 && after === 200,
+      3_000,
+    );
   });
 
   it('drops a configuration’s secret on every instance of the service at once', async () => {
@@ -522,5 +639,43 @@ describe('gateway events from strangers', () => {
         .expect(200, { received: true });
     }
     expect(await eventsStored(pool)).toBe(before + 3);
+  });
+
+  it('answers an address past its budget from memory: guessed ids cost no query, the gateway’s known configurations still pass', async () => {
+    const { t, pool } = app;
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake);
+    const SPENT = { 'X-Forwarded-For': '203.0.113.9' };
+    const guess = (id: number) =>
+      postUnfinished(
+        t.baseUrl,
+        `/api/gateway-events/${id}`,
+        { ...SPENT, [EVENTS_SECRET_HEADER]: 'guessed' },
+        1024 * 1024,
+      );
+    // The configuration is found once (a wrong secret), then the address spends its budget.
+    let answer = await guess(config.id);
+    for (let i = 0; answer.status !== 429 && i < LIMIT + 1; i += 1) {
+      answer = await guess(2_000_000_000 + i);
+    }
+    expect(answer.status).toBe(429);
+
+    // Any query on gateway_configs would wait for this lock: every answer below is from memory.
+    const locker = await pool.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE gateway_configs IN ACCESS EXCLUSIVE MODE');
+      for (const id of [1_000_000_001, 1_500_000_002, 2_147_483_000, config.id + 1]) {
+        expect((await guess(id)).status).toBe(429);
+      }
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+    await t.http
+      .post(`/api/gateway-events/${config.id}`)
+      .set({ ...SPENT, [EVENTS_SECRET_HEADER]: eventsSecretOf(fake, config.instance) })
+      .send(update(config.instance, { keyId: 'K', status: 'READ' }))
+      .expect(200, { received: true });
   });
 });

@@ -3,7 +3,7 @@ import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { Request } from 'express';
 import { Public } from '../../auth/api/guards/auth.decorators';
 import { secretsEqual } from '../../../common/crypto/hashing';
-import { UnauthorizedError, ValidationFailedError } from '../../../common/errors/domain-error';
+import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import type { GatewayEventRefusal } from '../../../common/metrics/metric-labels';
@@ -14,7 +14,7 @@ import {
   GatewayConfigsService,
 } from '../../gateway/application/gateway-configs.service';
 import type { EventsRefusal } from '../../gateway/domain/gateway-config.entity';
-import { GatewayEventEnvelope, parseEnvelope } from '../domain/gateway-event';
+import { GatewayEventEnvelope, parseEnvelope, unauthorizedEvent } from '../domain/gateway-event';
 import { GatewayEventIntake } from '../application/gateway-event-intake';
 import { eventsSourceOf } from './gateway-events.gate';
 
@@ -32,7 +32,7 @@ export class GatewayEventAcknowledgement {
  */
 @ApiTags('Eventos do gateway')
 @Public()
-@ApiErrors(400, 401, 429)
+@ApiErrors(400, 401, 429, 503)
 @Controller('api/gateway-events')
 export class GatewayEventsController {
   private readonly logger = new Logger(GatewayEventsController.name);
@@ -60,7 +60,7 @@ export class GatewayEventsController {
   ): Promise<GatewayEventAcknowledgement> {
     const source = eventsSourceOf(request);
     if (source?.gatewayConfigId !== configurationId) {
-      throw new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
+      throw unauthorizedEvent();
     }
     const envelope = this.envelopeOf(body);
     if (envelope) {
@@ -115,6 +115,6 @@ export class GatewayEventsController {
         : "Gateway event refused: it names another instance than the configuration's",
     );
     await this.configs.recordEventsRefused(source.gatewayConfigId, refusal);
-    throw new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
+    throw unauthorizedEvent();
   }
 }

@@ -1,13 +1,15 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { UnauthorizedError } from '../../../common/errors/domain-error';
+import { unauthorizedEvent } from '../domain/gateway-event';
+import { ExpiringMap } from '../../../common/caching/expiring-map';
+import { RateLimitedError } from '../../../common/errors/domain-error';
 import { Metrics } from '../../../common/metrics/metrics';
 import {
   anonymousWindowOf,
   answerRateLimit,
 } from '../../../common/rate-limit/rate-limit.middleware';
-import { RateLimiter } from '../../../common/rate-limit/rate-limiter';
+import { RateLimiter, RateWindow } from '../../../common/rate-limit/rate-limiter';
 import { AppConfig } from '../../../config/app-config.service';
 import { EVENTS_SECRET_HEADER } from '../../gateway/application/delivery-tracking.registrar';
 import {
@@ -34,7 +36,9 @@ export function eventsSourceOf(request: IncomingMessage): EventsSource | undefin
  * body unread and its connection closed, so a stranger's megabyte costs a header and a cached
  * lookup. Such failures count against the address's anonymous budget (429 past it, with the
  * X-RateLimit-* headers); events that pass never do, so a gateway that also carries a deleted
- * configuration's events keeps delivering everyone else's.
+ * configuration's events keeps delivering everyone else's. Once an address's budget is spent,
+ * its requests are answered from memory: only configurations this instance found before are
+ * looked up (GatewayConfigsService.eventsSource), so guessed ids cost no query.
  */
 @Injectable()
 export class GatewayEventsGate implements NestMiddleware {
@@ -45,38 +49,46 @@ export class GatewayEventsGate implements NestMiddleware {
     private readonly config: AppConfig,
   ) {}
 
+  /** Until when each address's budget is spent (epoch ms), as the limiter last answered. */
+  private readonly spentUntil = new ExpiringMap<string, number>(60_000, 10_000);
+
   use(request: Request, response: Response, next: NextFunction): void {
     if (!EVENTS_ROUTES.test(request.path)) {
       next();
       return;
     }
-    this.sourceOf(request)
+    const window = anonymousWindowOf(request, this.config);
+    this.sourceOf(request, window)
       .then((source) =>
-        source ? void sources.set(request, source) : this.refuse(request, response),
+        source ? void sources.set(request, source) : this.refuse(request, response, window),
       )
       .then(() => next(), next);
   }
 
-  private async sourceOf(request: Request): Promise<EventsSource | null> {
+  private async sourceOf(request: Request, window: RateWindow): Promise<EventsSource | null> {
     const id = Number(EVENTS_ROUTE.exec(request.path)?.[1]);
     const secret = request.headers[EVENTS_SECRET_HEADER];
     if (!(id <= MAX_ID) || typeof secret !== 'string' || secret === '') {
       return null;
     }
-    return this.configs.eventsSource(id, secret);
+    const spent = (this.spentUntil.get(window.key)?.value ?? 0) > Date.now();
+    return this.configs.eventsSource(id, secret, spent);
   }
 
-  private async refuse(request: Request, response: Response): Promise<never> {
+  private async refuse(request: Request, response: Response, window: RateWindow): Promise<never> {
     response.setHeader('Connection', 'close');
     response.once('finish', () => request.socket.destroy());
-    const outcomes = await this.limiter.hitAll([anonymousWindowOf(request, this.config)]);
+    const outcomes = await this.limiter.hitAll([window]);
     try {
       answerRateLimit(response, outcomes);
     } catch (limited) {
+      if (limited instanceof RateLimitedError) {
+        this.spentUntil.set(window.key, Date.now() + limited.retryAfterSeconds * 1000);
+      }
       this.metrics.countGatewayEventRefused('rate_limited');
       throw limited;
     }
     this.metrics.countGatewayEventRefused('secret');
-    throw new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
+    throw unauthorizedEvent();
   }
 }

@@ -1,3 +1,4 @@
+import { DomainError, UnauthorizedError } from '../../../common/errors/domain-error';
 import { GatewayEventIntake } from './gateway-event-intake';
 import type {
   GatewayEventsRepository,
@@ -9,12 +10,14 @@ class HeldRepository {
   readonly statements: IncomingGatewayEvent[][] = [];
   private readonly releases: Array<() => void> = [];
 
-  store(events: IncomingGatewayEvent[]): Promise<void> {
+  /** Configuration 99's events fail the statement; configuration 98 is gone: not written. */
+  store(events: IncomingGatewayEvent[]): Promise<Set<number>> {
     this.statements.push(events);
     if (events.some((event) => event.gatewayConfigId === 99)) {
-      return Promise.reject(new Error('violates foreign key constraint'));
+      return Promise.reject(new Error('could not write'));
     }
-    return new Promise((resolve) => this.releases.push(resolve));
+    const live = new Set(events.map((event) => event.gatewayConfigId).filter((id) => id !== 98));
+    return new Promise((resolve) => this.releases.push(() => resolve(live)));
   }
 
   releaseAll(): void {
@@ -94,8 +97,40 @@ describe('GatewayEventIntake', () => {
       await settle();
     }
     await expect(good).resolves.toBeUndefined();
-    await expect(bad).resolves.toBe('violates foreign key constraint');
+    await expect(bad).resolves.toBe('could not write');
     await expect(other).resolves.toBeUndefined();
     expect(repository.statements.map((batch) => batch.length)).toEqual([3, 1, 1, 1]);
+  });
+
+  it('answers 401 to the events of a configuration gone since the gate, in the same statement as the others', async () => {
+    const good = intake.store(receipt(1, 'A1'));
+    const gone = intake.store(receipt(98, 'B1')).catch((error: unknown) => error);
+    repository.statements.length = 0;
+    repository.releaseAll();
+    await settle();
+    repository.releaseAll();
+    await expect(good).resolves.toBeUndefined();
+    await expect(gone).resolves.toBeInstanceOf(UnauthorizedError);
+    expect(repository.statements.map((batch) => batch.length)).toEqual([2]);
+  });
+
+  it('refuses with 503 at once while its queue is full, and takes events again once it drains', async () => {
+    // Four writes in flight (beforeEach), and 5,000 events waiting behind them.
+    const waiting = Array.from({ length: 5_000 }, (_v, n) => intake.store(receipt(1, `Q${n}`)));
+    const refused = await Promise.race([
+      intake.store(receipt(1, 'over')).catch((error: unknown) => error),
+      settle().then(() => 'still waiting'),
+    ]);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).kind).toBe('unavailable');
+    for (let i = 0; i < 20; i += 1) {
+      repository.releaseAll();
+      await settle();
+    }
+    await expect(Promise.all(waiting)).resolves.toHaveLength(waiting.length);
+    const again = intake.store(receipt(1, 'again'));
+    await settle();
+    repository.releaseAll();
+    await expect(again).resolves.toBeUndefined();
   });
 });

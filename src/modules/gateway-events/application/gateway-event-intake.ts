@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { DomainError } from '../../../common/errors/domain-error';
 import { withoutSupersededConnections } from '../domain/connection-events';
+import { unauthorizedEvent } from '../domain/gateway-event';
 import {
   eventData,
   eventTime,
@@ -11,6 +13,11 @@ import {
 const MAX_BATCH = 500;
 /** Batches written at once: a new batch need not wait for the previous commit. */
 const MAX_WRITES_IN_FLIGHT = 4;
+/**
+ * Events waiting for a write, at most: past it an event is a 503, which Evolution retries
+ * later, instead of memory that grows as fast as anyone with a secret can post.
+ */
+const MAX_WAITING = 10 * MAX_BATCH;
 
 interface Waiting {
   event: IncomingGatewayEvent;
@@ -24,7 +31,9 @@ interface Waiting {
  * configuration's connection events in a batch, only the latest and any logout are written,
  * which is all the processor would keep, withoutSupersededConnections). A batch
  * that fails is written again event by event, so that one event that cannot be stored fails
- * only its own request.
+ * only its own request. An event whose configuration was deleted (or stopped tracking) after
+ * the gate let it in is not written and is a 401, like the gate's answer a moment later. When
+ * MAX_WAITING events already wait, the next is refused with 503 at once.
  */
 @Injectable()
 export class GatewayEventIntake {
@@ -34,6 +43,15 @@ export class GatewayEventIntake {
   constructor(private readonly repository: GatewayEventsRepository) {}
 
   store(event: IncomingGatewayEvent): Promise<void> {
+    if (this.queue.length >= MAX_WAITING) {
+      return Promise.reject(
+        new DomainError(
+          'GATEWAY_EVENTS.BUSY',
+          'unavailable',
+          'Eventos demais aguardando gravação; tente novamente em instantes',
+        ),
+      );
+    }
     return new Promise<void>((resolve, reject) => {
       this.queue.push({
         event,
@@ -71,8 +89,8 @@ export class GatewayEventIntake {
       })),
     );
     try {
-      await this.repository.store(kept.map((k) => k.stored));
-      batch.forEach((waiting) => waiting.done());
+      const live = await this.repository.store(kept.map((k) => k.stored));
+      batch.forEach((waiting) => this.answer(waiting, live));
     } catch (error) {
       if (batch.length === 1) {
         batch[0].done(error);
@@ -81,10 +99,15 @@ export class GatewayEventIntake {
       // One at a time: the fallback of a rare failure must not take the whole pool.
       for (const waiting of batch) {
         await this.repository.store([waiting.event]).then(
-          () => waiting.done(),
+          (live) => this.answer(waiting, live),
           (alone: unknown) => waiting.done(alone),
         );
       }
     }
+  }
+
+  /** Stored (or superseded) when its configuration took the batch; a 401 otherwise. */
+  private answer(waiting: Waiting, live: Set<number>): void {
+    waiting.done(live.has(waiting.event.gatewayConfigId) ? undefined : unauthorizedEvent());
   }
 }

@@ -53,6 +53,9 @@ describe('gateway events', () => {
       [event({}, { keyId: 42 }), 'data.keyId'],
       [event({}, { keyId: 'K'.repeat(129) }), 'data.keyId'],
       [event({}, { status: ['READ'] }), 'data.status'],
+      [event({}, { status: 'constructor' }), 'data.status'],
+      [event({}, { status: '__proto__' }), 'data.status'],
+      [event({}, { status: 'READ '.repeat(8) }), 'data.status'],
       [event({}, { remoteJid: {} }), 'data.remoteJid'],
       [event({}, { fromMe: 'true' }), 'data.fromMe'],
       [event({ event: 'messages.upsert', data: { key: 'x' } }), 'data.key'],
@@ -83,6 +86,36 @@ describe('gateway events', () => {
     }
   });
 
+  it('keeps only what the processor reads of the data, which reads the same from it', () => {
+    const kept = (event: string, data: Record<string, unknown>) =>
+      JSON.parse(JSON.stringify(parseEnvelope({ event, instance: 'l', data }, NOW)?.data));
+    const bulk = 'x'.repeat(500_000);
+    const update = { keyId: 'K', remoteJid: 'j', fromMe: true, status: 'READ', participant: bulk };
+    expect(kept('messages.update', update)).toEqual({ keyId: 'K', fromMe: true, status: 'READ' });
+    const reply = {
+      key: { id: 'IN1', remoteJid: '5511988887777@s.whatsapp.net', fromMe: false, bulk },
+      pushName: bulk,
+      message: { conversation: 'SAIR', imageMessage: { jpegThumbnail: bulk } },
+      messageTimestamp: 1764000000,
+    };
+    expect(kept('messages.upsert', reply)).toEqual({
+      key: { remoteJid: '5511988887777@s.whatsapp.net', fromMe: false },
+      message: { conversation: 'SAIR', extendedTextMessage: {} },
+    });
+    expect(replyOf(kept('messages.upsert', reply))).toEqual(replyOf(reply));
+    const connection = { instance: 'l', state: 'open', statusReason: 200, profilePictureUrl: bulk };
+    expect(kept('connection.update', connection)).toEqual({ state: 'open', statusReason: 200 });
+  });
+
+  it('accepts every status word the gateway sends, those it does not apply included', () => {
+    for (const status of ['PENDING', 'DELETED', 'SERVER_ACK', 'DELIVERED', 'READ']) {
+      const data = { keyId: 'K', fromMe: true, status };
+      expect(parseEnvelope({ event: 'messages.update', instance: 'l', data }, NOW)?.data).toEqual(
+        data,
+      );
+    }
+  });
+
   it('believes the gateway’s date from 2009 on, reading one ahead of the receipt as the receipt', () => {
     const at = (dateTime: string) =>
       parseEnvelope(
@@ -103,6 +136,9 @@ describe('gateway events', () => {
     expect(receiptOf({ keyId: 'K', status: 'PLAYED' })).toEqual({ keyId: 'K', rank: 5 });
     expect(receiptOf({ keyId: 'K', status: 'ERROR' })).toEqual({ keyId: 'K', rank: 0 });
     expect(receiptOf({ keyId: 'K', status: 'PENDING' })).toBeNull();
+    for (const inherited of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expect(receiptOf({ keyId: 'K', status: inherited })).toBeNull();
+    }
     expect(receiptOf({ keyId: 'K', status: 'READ', fromMe: false })).toBeNull();
     expect(receiptOf({ status: 'READ' })).toBeNull();
   });

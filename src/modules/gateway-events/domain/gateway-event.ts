@@ -1,4 +1,4 @@
-import { ValidationFailedError } from '../../../common/errors/domain-error';
+import { UnauthorizedError, ValidationFailedError } from '../../../common/errors/domain-error';
 
 /**
  * The gateway's events as Evolution API v2.3.6 sends them (`sendDataWebhook`): an envelope
@@ -17,9 +17,15 @@ export interface GatewayEventEnvelope {
   event: TrackedEvent;
   instance: string;
   apikey: string | null;
+  /** Only what the processor reads of the gateway's `data` (DATA_READERS). */
   data: Record<string, unknown>;
   /** When the gateway says it happened; the receipt time when absent or ahead of it. */
   at: Date;
+}
+
+/** The one answer to an event the service does not take: its reason is logged, never shown. */
+export function unauthorizedEvent(): UnauthorizedError {
+  return new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
 }
 
 type FieldErrors = Array<[field: string, message: string]>;
@@ -52,11 +58,11 @@ export function parseEnvelope(body: unknown, receivedAt: Date): GatewayEventEnve
   const apikey = textAt(errors, 'apikey', body.apikey, 255);
   const at = dateAt(errors, body.date_time, receivedAt);
   const tracked = TRACKED_EVENTS.find((known) => known === event?.toLowerCase().replace(/_/g, '.'));
-  const data = body.data;
-  if (tracked && !isRecord(data)) {
+  let data: Record<string, unknown> = {};
+  if (tracked && !isRecord(body.data)) {
     errors.push(['data', 'deve ser um objeto']);
   } else if (tracked) {
-    DATA_CHECKS[tracked](errors, data as Record<string, unknown>);
+    data = DATA_READERS[tracked](errors, body.data as Record<string, unknown>);
   }
   if (errors.length > 0) {
     throw new ValidationFailedError(errors);
@@ -68,39 +74,57 @@ export function parseEnvelope(body: unknown, receivedAt: Date): GatewayEventEnve
     event: tracked,
     instance: instance as string,
     apikey: apikey || null,
-    data: data as Record<string, unknown>,
+    data,
     at,
   };
 }
 
-/** What each tracked event's data must hold where the processor reads it (absent or null: nothing to apply). */
-const DATA_CHECKS: Record<
+/**
+ * What each tracked event's data must hold where the processor reads it (absent or null:
+ * nothing to apply), and the part of it that is kept: only what the processor reads, so a
+ * stored event is a few hundred bytes whatever else the gateway (or a sender with the secret)
+ * put in `data`.
+ */
+const DATA_READERS: Record<
   TrackedEvent,
-  (errors: FieldErrors, data: Record<string, unknown>) => void
+  (errors: FieldErrors, data: Record<string, unknown>) => Record<string, unknown>
 > = {
   'messages.update': (errors, data) => {
-    textAt(errors, 'data.keyId', data.keyId, ID_MAX);
     textAt(errors, 'data.remoteJid', data.remoteJid, ID_MAX);
-    textAt(errors, 'data.status', data.status, 32);
     flagAt(errors, 'data.fromMe', data.fromMe);
+    statusAt(errors, data.status);
+    return {
+      keyId: textAt(errors, 'data.keyId', data.keyId, ID_MAX),
+      fromMe: data.fromMe,
+      status: data.status,
+    };
   },
   'messages.upsert': (errors, data) => {
     const key = objectAt(errors, 'data.key', data.key);
-    for (const field of ['id', 'remoteJid', 'remoteJidAlt', 'senderPn'] as const) {
-      textAt(errors, `data.key.${field}`, key[field], ID_MAX);
-    }
+    textAt(errors, 'data.key.id', key.id, ID_MAX);
     flagAt(errors, 'data.key.fromMe', key.fromMe);
     const message = objectAt(errors, 'data.message', data.message);
-    textAt(errors, 'data.message.conversation', message.conversation, TEXT_MAX);
     const extended = objectAt(
       errors,
       'data.message.extendedTextMessage',
       message.extendedTextMessage,
     );
-    textAt(errors, 'data.message.extendedTextMessage.text', extended.text, TEXT_MAX);
+    return {
+      key: {
+        fromMe: key.fromMe,
+        remoteJid: textAt(errors, 'data.key.remoteJid', key.remoteJid, ID_MAX),
+        remoteJidAlt: textAt(errors, 'data.key.remoteJidAlt', key.remoteJidAlt, ID_MAX),
+        senderPn: textAt(errors, 'data.key.senderPn', key.senderPn, ID_MAX),
+      },
+      message: {
+        conversation: textAt(errors, 'data.message.conversation', message.conversation, TEXT_MAX),
+        extendedTextMessage: {
+          text: textAt(errors, 'data.message.extendedTextMessage.text', extended.text, TEXT_MAX),
+        },
+      },
+    };
   },
   'connection.update': (errors, data) => {
-    textAt(errors, 'data.state', data.state, 20);
     const reason = data.statusReason;
     if (
       !isAbsent(reason) &&
@@ -108,8 +132,23 @@ const DATA_CHECKS: Record<
     ) {
       errors.push(['data.statusReason', 'deve ser um número inteiro entre 0 e 9999']);
     }
+    return { state: textAt(errors, 'data.state', data.state, 20), statusReason: reason };
   },
 };
+
+/**
+ * Evolution v2.3.6 sends ERROR, PENDING, SERVER_ACK, DELIVERY_ACK, READ, PLAYED, or DELETED for
+ * an update it cannot map (its Cloud API channel: the upper-cased Meta status, e.g. DELIVERED);
+ * any such word is accepted and only the known receipts are applied. Anything else is no status
+ * the gateway sends.
+ */
+const STATUS = /^[A-Z][A-Z_]{0,31}$/;
+
+function statusAt(errors: FieldErrors, value: unknown): void {
+  if (!isAbsent(value) && !(typeof value === 'string' && STATUS.test(value))) {
+    errors.push(['data.status', 'deve ser um status do gateway, como DELIVERY_ACK ou READ']);
+  }
+}
 
 /** Null counts as absent: Evolution sends null for what a message does not have. */
 function isAbsent(value: unknown): value is null | undefined {
@@ -198,7 +237,10 @@ const RECEIPT_RANKS: Record<string, number> = {
 
 /** How far a message got, from a messages.update status (null: nothing to record). */
 export function receiptRank(status: unknown): number | null {
-  return typeof status === 'string' && status in RECEIPT_RANKS ? RECEIPT_RANKS[status] : null;
+  // Own keys only: `in` would also find "constructor" and "toString" on the prototype.
+  return typeof status === 'string' && Object.hasOwn(RECEIPT_RANKS, status)
+    ? RECEIPT_RANKS[status]
+    : null;
 }
 
 /** The receipt in a messages.update, or null when it is not about a message we sent. */

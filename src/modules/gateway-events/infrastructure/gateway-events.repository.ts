@@ -30,14 +30,28 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
     return this.dataSource.transaction(work);
   }
 
-  /** One statement for the whole batch, with the NOTIFY that wakes the processors. */
-  async store(events: IncomingGatewayEvent[]): Promise<void> {
-    await this.dataSource.query(
-      `WITH stored AS (
+  /**
+   * One statement for the whole batch, with the NOTIFY that wakes the processors. Only rows
+   * whose configuration still exists and tracks delivery are written (locked FOR KEY SHARE
+   * meanwhile, so a delete waits and then cascades): a configuration deleted after the gate
+   * looked it up costs its own events, never a foreign-key failure of the whole batch.
+   */
+  async store(events: IncomingGatewayEvent[]): Promise<Set<number>> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `WITH live AS (
+         SELECT id, company_id FROM gateway_configs
+          WHERE id = ANY($1::int[]) AND track_delivery FOR KEY SHARE),
+       stored AS (
          INSERT INTO gateway_events (gateway_config_id, company_id, event, payload)
-         SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::jsonb[])
-         RETURNING 1)
-       SELECT pg_notify('${GATEWAY_EVENTS_CHANNEL}', '') FROM (SELECT count(*) FROM stored) AS s`,
+         SELECT e.config, e.company, e.event, e.payload
+           FROM unnest($1::int[], $2::int[], $3::text[], $4::jsonb[])
+                AS e(config, company, event, payload)
+           JOIN live ON live.id = e.config AND live.company_id = e.company
+         RETURNING 1),
+       notified AS (
+         SELECT pg_notify('${GATEWAY_EVENTS_CHANNEL}', '') FROM (SELECT count(*) FROM stored) AS s)
+       SELECT live.id FROM live CROSS JOIN notified`,
       [
         events.map((e) => e.gatewayConfigId),
         events.map((e) => e.companyId),
@@ -45,6 +59,7 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
         events.map((e) => JSON.stringify(e.payload)),
       ],
     );
+    return new Set(rows.map((row) => row.id));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { timingSafeEqual } from 'node:crypto';
 import { ExpiringMap } from '../../../common/caching/expiring-map';
+import { secretsEqual } from '../../../common/crypto/hashing';
 import { SecretBox, SecretBoxError } from '../../../common/crypto/secret-box';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
@@ -90,13 +91,26 @@ function limitsOf(input: Partial<InstanceLimits>): Partial<InstanceLimits> {
 
 /**
  * How long an events source stays cached. Every change to a configuration drops it at once on
- * every instance (GatewayConfigsRepository.watchChanges); this bounds a lost notification.
+ * every instance (GatewayConfigsRepository.watchChanges), and a reconnected listener drops them
+ * all; this bounds what is left, e.g. a notification lost before the loss was noticed.
  */
 const EVENTS_SOURCE_TTL_MS = 30_000;
+/**
+ * Ids no configuration has, remembered apart (and fewer) so that a stranger's guesses cannot
+ * push the real configurations out of the cache.
+ */
+const MISSING_CONFIGS_MAX = 1_000;
+/** How long a configuration found once may still be looked up for an address past its budget. */
+const FOUND_CONFIG_TTL_MS = 10 * 60_000;
 /** A configuration's refused events are written down at most this often. */
 const REFUSAL_RECORD_INTERVAL_MS = 10_000;
-/** The gateway is asked for an instance's token again at most this often per configuration. */
-const TOKEN_LOOKUP_INTERVAL_MS = 5 * 60_000;
+/** After a token was learned, another unknown apikey does not make the gateway be asked for this long. */
+const TOKEN_LEARNED_INTERVAL_MS = 5 * 60_000;
+/**
+ * After a lookup that learned nothing (the gateway unreachable, or another token), the next one
+ * waits this long: short, since Evolution does not retry the events refused meanwhile.
+ */
+const TOKEN_RETRY_MS = 10_000;
 
 interface KnownSource {
   hash: Buffer;
@@ -120,16 +134,26 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     EVENTS_SOURCE_TTL_MS,
     10_000,
   );
+  private readonly missingConfigs = new ExpiringMap<number, true>(
+    EVENTS_SOURCE_TTL_MS,
+    MISSING_CONFIGS_MAX,
+  );
+  private readonly foundConfigs = new ExpiringMap<number, true>(FOUND_CONFIG_TTL_MS, 10_000);
+  /** One lookup per configuration at a time: a burst of events waits for the same answer. */
+  private readonly eventsSourceLookups = new Map<number, Promise<KnownSource | null>>();
   /** Moves on every change heard of: a lookup that started before one does not cache its answer. */
   private eventsSourcesGeneration = 0;
   private readonly recentRefusals = new ExpiringMap<number, true>(
     REFUSAL_RECORD_INTERVAL_MS,
     10_000,
   );
-  private readonly recentTokenLookups = new ExpiringMap<number, true>(
-    TOKEN_LOOKUP_INTERVAL_MS,
+  /** Per configuration: until when (epoch ms) an unknown apikey is refused without asking. */
+  private readonly tokenLookupPause = new ExpiringMap<number, number>(
+    TOKEN_LEARNED_INTERVAL_MS,
     10_000,
   );
+  /** The lookup under way per configuration: concurrent events wait for its answer. */
+  private readonly tokenLookups = new Map<number, { apikey: string; learned: Promise<boolean> }>();
 
   async onApplicationBootstrap(): Promise<void> {
     await this.configs.watchChanges((id) => this.forgetEventsSource(id));
@@ -210,16 +234,48 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
   /**
    * The configuration an inbound event names, when it tracks delivery and the event carries
    * its secret (compared in constant time); null otherwise, a deleted configuration included.
-   * Cached: events come in bursts of thousands.
+   * Cached: events come in bursts of thousands. `onlyFoundBefore` (for an address past its
+   * budget): null without a query unless this instance found the configuration in the last
+   * FOUND_CONFIG_TTL_MS, so guessed ids cost nothing while the gateway's events keep flowing.
    */
-  async eventsSource(configId: number, secret: string): Promise<EventsSource | null> {
-    const known = (this.eventsSources.get(configId) ?? (await this.loadEventsSource(configId)))
-      .value;
+  async eventsSource(
+    configId: number,
+    secret: string,
+    onlyFoundBefore = false,
+  ): Promise<EventsSource | null> {
+    const known = await this.knownSource(configId, onlyFoundBefore);
     if (!known) {
       return null;
     }
     const presented = Buffer.from(secretHash(secret), 'hex');
     return timingSafeEqual(presented, known.hash) ? known.source : null;
+  }
+
+  private knownSource(
+    configId: number,
+    onlyFoundBefore: boolean,
+  ): KnownSource | null | Promise<KnownSource | null> {
+    const cached = this.eventsSources.get(configId);
+    if (cached) {
+      return cached.value;
+    }
+    if (
+      this.missingConfigs.get(configId) ||
+      (onlyFoundBefore && !this.foundConfigs.get(configId))
+    ) {
+      return null;
+    }
+    let lookup = this.eventsSourceLookups.get(configId);
+    if (!lookup) {
+      const started = this.loadEventsSource(configId).finally(() => {
+        if (this.eventsSourceLookups.get(configId) === started) {
+          this.eventsSourceLookups.delete(configId);
+        }
+      });
+      lookup = started;
+      this.eventsSourceLookups.set(configId, lookup);
+    }
+    return lookup;
   }
 
   /**
@@ -236,25 +292,41 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
 
   /**
    * For an event with the right secret whose apikey is not known: asks the gateway whether it
-   * is the instance's current token (at most once per TOKEN_LOOKUP_INTERVAL_MS per
-   * configuration), and records it when it is. True: the apikey is the instance's token.
+   * is the instance's current token, and records it when it is. Events that arrive while it
+   * asks wait for the same answer; after it, another unknown apikey is refused without asking
+   * for TOKEN_LEARNED_INTERVAL_MS (learned) or TOKEN_RETRY_MS (not). True: the apikey is the
+   * instance's token.
    */
   async learnInstanceToken(configId: number, apikey: string): Promise<boolean> {
-    if (this.recentTokenLookups.get(configId)) {
+    const asking = this.tokenLookups.get(configId);
+    if (asking) {
+      return (await asking.learned) && secretsEqual(asking.apikey, apikey);
+    }
+    if ((this.tokenLookupPause.get(configId)?.value ?? 0) > Date.now()) {
       return false;
     }
-    this.recentTokenLookups.set(configId, true);
-    const learn = async (): Promise<boolean> => {
+    const lookup = { apikey, learned: this.askInstanceToken(configId, apikey) };
+    this.tokenLookups.set(configId, lookup);
+    const learned = await lookup.learned;
+    this.tokenLookups.delete(configId);
+    const pause = learned ? TOKEN_LEARNED_INTERVAL_MS : TOKEN_RETRY_MS;
+    this.tokenLookupPause.set(configId, Date.now() + pause);
+    return learned;
+  }
+
+  private async askInstanceToken(configId: number, apikey: string): Promise<boolean> {
+    try {
       const config = await this.configs.findById(configId);
       return (
         !!config?.trackDelivery &&
-        this.tracking.learnInstanceToken(config, this.targetOf(config), apikey)
+        (await this.tracking.learnInstanceToken(config, this.targetOf(config), apikey))
       );
-    };
-    return learn().catch(() => false);
+    } catch {
+      return false;
+    }
   }
 
-  private async loadEventsSource(configId: number): Promise<{ value: KnownSource | null }> {
+  private async loadEventsSource(configId: number): Promise<KnownSource | null> {
     const generation = this.eventsSourcesGeneration;
     const config = await this.configs.findById(configId);
     const value =
@@ -270,9 +342,14 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
           }
         : null;
     if (generation === this.eventsSourcesGeneration) {
-      this.eventsSources.set(configId, value);
+      if (config) {
+        this.eventsSources.set(configId, value);
+        this.foundConfigs.set(configId, true);
+      } else {
+        this.missingConfigs.set(configId, true);
+      }
     }
-    return { value };
+    return value;
   }
 
   /**
@@ -297,9 +374,18 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     });
   }
 
-  private forgetEventsSource(configId: number): void {
+  /** One configuration, or all of them (null: changes may have been missed). */
+  private forgetEventsSource(configId: number | null): void {
     this.eventsSourcesGeneration += 1;
+    if (configId === null) {
+      this.eventsSources.deleteWhere(() => true);
+      this.missingConfigs.deleteWhere(() => true);
+      this.eventsSourceLookups.clear();
+      return;
+    }
     this.eventsSources.delete(configId);
+    this.missingConfigs.delete(configId);
+    this.eventsSourceLookups.delete(configId);
   }
 
   /**

@@ -17,7 +17,7 @@ export class PgGatewayConfigsRepository
   extends TenantRepository<GatewayConfig>
   implements GatewayConfigsRepository
 {
-  private readonly changeListeners: Array<(id: number) => void> = [];
+  private readonly changeListeners: Array<(id: number | null) => void> = [];
 
   constructor(
     @InjectRepository(GatewayConfig) configs: Repository<GatewayConfig>,
@@ -26,9 +26,11 @@ export class PgGatewayConfigsRepository
     super(configs, GATEWAY_CONFIG);
   }
 
-  async watchChanges(listener: (id: number) => void): Promise<void> {
+  async watchChanges(listener: (id: number | null) => void): Promise<void> {
     this.changeListeners.push(listener);
-    await this.notifications.subscribe(CHANGES_CHANNEL, (payload) => listener(Number(payload)));
+    await this.notifications.subscribe(CHANGES_CHANNEL, (payload) =>
+      listener(payload === null ? null : Number(payload)),
+    );
   }
 
   /** Newest first; ids grow with creation, so the (company_id, id) index serves the order. */

@@ -41,8 +41,12 @@ export function eventTime(payload: Record<string, unknown>, fallback: Date): Dat
  */
 export abstract class GatewayEventsRepository {
   abstract transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
-  /** One statement for the whole batch, with the NOTIFY that wakes the processors. */
-  abstract store(events: IncomingGatewayEvent[]): Promise<void>;
+  /**
+   * One statement for the whole batch, with the NOTIFY that wakes the processors. Writes only
+   * the events whose configuration still exists and tracks delivery; answers those
+   * configurations.
+   */
+  abstract store(events: IncomingGatewayEvent[]): Promise<Set<number>>;
   /**
    * Due receipts and replies, locked for this transaction: the companies that have some share
    * the `limit` equally (one company's flood cannot crowd out another's), each one's in due order.

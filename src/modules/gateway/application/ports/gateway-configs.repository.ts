@@ -14,9 +14,10 @@ export abstract class GatewayConfigsRepository extends OwnedResources<GatewayCon
   ): Promise<boolean>;
   /**
    * Calls `listener` with a configuration's id after each of its changes commits: at once for a
-   * change made by this instance, through a notification for one made by another instance.
+   * change made by this instance, through a notification for one made by another instance;
+   * with null when notifications may have been missed (any configuration may have changed).
    */
-  abstract watchChanges(listener: (id: number) => void): Promise<void>;
+  abstract watchChanges(listener: (id: number | null) => void): Promise<void>;
   abstract save(config: GatewayConfig): Promise<GatewayConfig>;
   /** Writes only the webhook's state (TrackingState and the refusal), nothing else of the row. */
   abstract saveTracking(config: GatewayConfig): Promise<void>;
