@@ -16,8 +16,8 @@ export class TypeOrmJsonLogger implements TypeOrmLogger {
   }
 
   logQueryError(error: string | Error, query: string): void {
-    const cause = typeof error === 'string' ? error : error.message;
     const code = typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+    const cause = withoutQuotedValues(typeof error === 'string' ? error : error.message, code);
     this.logger.warn(
       { query, error: cause, ...(typeof code === 'string' ? { code } : {}) },
       'Query failed',
@@ -41,4 +41,15 @@ export class TypeOrmJsonLogger implements TypeOrmLogger {
       this.logger.warn({ message }, 'TypeORM warning');
     }
   }
+}
+
+/**
+ * PostgreSQL's data exceptions (SQLSTATE class 22) quote the value they refused
+ * (`invalid input syntax for type integer: "…"`), which may be a customer's number or message:
+ * the quoted values are left out. Other classes quote names (relations, constraints), kept.
+ */
+export function withoutQuotedValues(message: string, code: unknown): string {
+  return typeof code === 'string' && code.startsWith('22')
+    ? message.replace(/"(?:[^"]|"")*"/g, '"…"')
+    : message;
 }
