@@ -144,7 +144,7 @@ describe('mapError', () => {
     },
   );
 
-  it('logs a failed query by its SQLSTATE and constraint only, never its values', () => {
+  it('logs a failed query by its SQLSTATE, constraint and message, never its values', () => {
     const phone = '5511988887777';
     const error = new QueryFailedError(
       'INSERT INTO gateway_events (payload) VALUES ($1)',
@@ -163,6 +163,8 @@ describe('mapError', () => {
       type: 'QueryFailedError',
       code: '22P02',
       constraint: 'gateway_events_pkey',
+      message: 'invalid input syntax for type integer: "…"',
+      stack: expect.stringContaining('invalid input syntax for type integer: "…"'),
     });
     expect(JSON.stringify(logger.errors)).not.toMatch(/5511988887777|segredo|INSERT/);
   });

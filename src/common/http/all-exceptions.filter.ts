@@ -11,6 +11,7 @@ import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
 import { DomainError, ErrorKind, RateLimitedError } from '../errors/domain-error';
 import { isUniqueViolation } from '../errors/unique-violation';
+import { withoutQuotedValues } from '../logging/typeorm-logger';
 import { errorBody } from './error-body';
 import { requestIdOf } from './request-state';
 
@@ -84,16 +85,23 @@ function isExposedClientError(error: unknown): error is { status: number } {
 }
 
 /**
- * A failed query is logged by its SQLSTATE and constraint only: its parameters, its message and
- * its detail can carry what a request sent (an event's phone and text, a value PostgreSQL
- * quotes back), which must never reach a log.
+ * A failed query is logged by its SQLSTATE, constraint, message and stack, without its
+ * parameters, its detail or the values a data exception quotes back (withoutQuotedValues): they
+ * can carry what a request sent (an event's phone and text), which must never reach a log.
  */
 function loggable(error: unknown): unknown {
   if (!(error instanceof QueryFailedError)) {
     return error;
   }
   const driver = (error.driverError ?? {}) as { code?: unknown; constraint?: unknown };
-  return { type: 'QueryFailedError', code: driver.code, constraint: driver.constraint };
+  const message = withoutQuotedValues(error.message, driver.code);
+  return {
+    type: 'QueryFailedError',
+    code: driver.code,
+    constraint: driver.constraint,
+    message,
+    stack: error.stack?.replace(error.message, message),
+  };
 }
 
 export interface MappedError {
