@@ -66,7 +66,7 @@ describe('GatewayEventIntake', () => {
 
   afterEach(() => repository.releaseAll());
 
-  it("writes only the latest of a configuration's connection events in a batch, and answers them all", async () => {
+  it("writes only the latest of a configuration's connection events in a batch and its last open or close, and answers them all", async () => {
     const answered = [
       intake.store(connection(1, 3, 'connecting')),
       intake.store(receipt(1, 'K9')),
@@ -82,6 +82,7 @@ describe('GatewayEventIntake', () => {
       receipt(1, 'K9'),
       connection(1, 5, 'connecting'),
       connection(2, 1, 'close'),
+      connection(1, 4, 'close'),
     ]);
     repository.releaseAll();
     await expect(Promise.all(answered)).resolves.toHaveLength(5);

@@ -28,7 +28,7 @@ interface Waiting {
  * Stores each event before its request is answered, batching the events that arrive while
  * writes are under way into one INSERT each: a burst of thousands a second costs tens of
  * statements a second, and every 200 still means "stored" (or superseded: of one
- * configuration's connection events in a batch, only the latest and any logout are written,
+ * configuration's connection events in a batch, only the latest, the last open or close and any logout are written,
  * which is all the processor would keep, withoutSupersededConnections). A batch
  * that fails is written again event by event, so that one event that cannot be stored fails
  * only its own request. An event whose configuration was deleted (or stopped tracking) after

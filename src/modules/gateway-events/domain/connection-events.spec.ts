@@ -62,7 +62,7 @@ describe('coalesceConnections', () => {
 describe('withoutSupersededConnections', () => {
   const state = (value: string, statusReason?: number) => ({ state: value, statusReason });
 
-  it('keeps one connection event per configuration, the latest, and every other event', () => {
+  it('keeps the latest connection event of a configuration, its last open or close, and every other event', () => {
     const events = [
       {
         gatewayConfigId: 1,
@@ -83,7 +83,18 @@ describe('withoutSupersededConnections', () => {
       { gatewayConfigId: 1, event: 'connection.update', data: state('open'), at: at(0), id: 'e' },
       { gatewayConfigId: 1, event: 'messages.upsert', data: {}, at: at(0), id: 'f' },
     ];
-    expect(withoutSupersededConnections(events).map((e) => e.id)).toEqual(['b', 'c', 'd', 'f']);
+    // a: the close that holds the campaigns, though `connecting` (d) came after it.
+    expect(withoutSupersededConnections(events).map((e) => e.id)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+      'f',
+    ]);
+    expect(coalesceConnections(withoutSupersededConnections(events))).toMatchObject({
+      state: 'connecting',
+      campaigns: 'hold',
+    });
   });
 
   it('never drops a logout, even for a later state', () => {

@@ -58,25 +58,41 @@ export function coalesceConnections<T extends ConnectionEvent>(
 }
 
 /**
- * The events worth storing from a batch: of one configuration's connection events, the latest
- * and any logout (what coalesceConnections would keep anyway); every other event as it came.
+ * The events worth storing from a batch: of one configuration's connection events, the latest,
+ * the last `open` or `close` (it decides the campaigns' hold: a `close` followed by
+ * `connecting` still holds them) and any logout — what coalesceConnections reads; every other
+ * event as it came.
  */
 export function withoutSupersededConnections<
   T extends { gatewayConfigId: number; event: string } & ConnectionEvent,
 >(events: T[]): T[] {
   const latest = new Map<number, T>();
-  for (const event of events) {
-    const kept = latest.get(event.gatewayConfigId);
-    if (event.event === 'connection.update' && (!kept || compareTimes(event.at, kept.at) >= 0)) {
-      latest.set(event.gatewayConfigId, event);
+  const lastDecisive = new Map<number, T>();
+  for (const event of events.filter((e) => e.event === 'connection.update')) {
+    keepLater(latest, event);
+    const state = connectionOf(event.data)?.state;
+    if (state === 'open' || state === 'close') {
+      keepLater(lastDecisive, event);
     }
   }
   return events.filter(
     (event) =>
       event.event !== 'connection.update' ||
       latest.get(event.gatewayConfigId) === event ||
+      lastDecisive.get(event.gatewayConfigId) === event ||
       isLogout(connectionOf(event.data)),
   );
+}
+
+/** Keeps `event` as its configuration's entry unless the entry is later (arrival order on a tie). */
+function keepLater<T extends { gatewayConfigId: number } & ConnectionEvent>(
+  kept: Map<number, T>,
+  event: T,
+): void {
+  const current = kept.get(event.gatewayConfigId);
+  if (!current || compareTimes(event.at, current.at) >= 0) {
+    kept.set(event.gatewayConfigId, event);
+  }
 }
 
 function isLogout(change: { state: string; reason: number | null } | null): boolean {
