@@ -433,6 +433,49 @@ describe('gateway events at intake', () => {
     );
   });
 
+  it('never brings a stopped tracking back when the token lookup it raced answers late', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
+    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
+      config.id,
+    ]);
+    const since = new Date();
+    fake.setResponseDelay(1_500);
+    try {
+      // The event's token is unknown: the service asks the gateway, which answers late.
+      const answered = fake.emit(
+        config.instance,
+        'messages.update',
+        { keyId: 'K', status: 'READ' },
+        { apikey: config.apiKey },
+      );
+      await until(
+        () =>
+          Promise.resolve(
+            fake.requests.some((r) => r.path === '/instance/fetchInstances' && r.at >= since),
+          ),
+        (asked) => asked,
+      );
+      // Meanwhile tracking stops (committed while the lookup waits for its answer).
+      await db.query(
+        `UPDATE gateway_configs SET track_delivery = false, events_secret_hash = NULL WHERE id = $1`,
+        [config.id],
+      );
+      await answered;
+    } finally {
+      fake.setResponseDelay(0);
+    }
+    const { rows } = await db.query(
+      `SELECT track_delivery, events_secret_hash, instance_token_encrypted FROM gateway_configs WHERE id = $1`,
+      [config.id],
+    );
+    expect(rows[0]).toEqual({
+      track_delivery: false,
+      events_secret_hash: null,
+      instance_token_encrypted: null,
+    });
+  });
+
   it('accepts the events sent right after tracking is turned on, and refuses the old secret once it is registered again', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { trackDelivery: false });

@@ -95,9 +95,9 @@ export class DeliveryTrackingRegistrar {
     if (!token || !secretsEqual(token, apikey)) {
       return false;
     }
-    config.learnInstanceToken(this.seal(config, token));
-    await this.configs.saveTracking(config);
-    return true;
+    // Only into the row as it was read: tracking stopped or registered again meanwhile wins,
+    // so a slow gateway answer can never bring an old secret back.
+    return this.configs.recordInstanceToken(config, this.seal(config, token));
   }
 
   /**

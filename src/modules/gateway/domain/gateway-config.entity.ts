@@ -127,13 +127,6 @@ export class GatewayConfig implements GatewayConfigFields, InstanceLimits {
     }
   }
 
-  /** The instance's token, learned again while tracking (its events carry it). */
-  learnInstanceToken(instanceTokenEncrypted: string): void {
-    if (this.trackDelivery) {
-      this.instanceTokenEncrypted = instanceTokenEncrypted;
-    }
-  }
-
   get tracking(): TrackingState {
     return {
       trackDelivery: this.trackDelivery,

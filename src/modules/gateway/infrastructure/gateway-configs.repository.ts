@@ -82,6 +82,29 @@ export class PgGatewayConfigsRepository
     await this.announce(config.id);
   }
 
+  async recordInstanceToken(
+    config: GatewayConfig,
+    instanceTokenEncrypted: string,
+  ): Promise<boolean> {
+    if (!config.eventsSecretHash) {
+      return false;
+    }
+    const result = await this.repository
+      .createQueryBuilder()
+      .update()
+      .set({ instanceTokenEncrypted })
+      .where('id = :id AND track_delivery AND events_secret_hash = :hash', {
+        id: config.id,
+        hash: config.eventsSecretHash,
+      })
+      .execute();
+    if (!result.affected) {
+      return false;
+    }
+    await this.announce(config.id);
+    return true;
+  }
+
   async recordEventsRefused(id: number, reason: EventsRefusal, at: Date): Promise<void> {
     await this.repository.update(id, { eventsRefusedAt: at, eventsRefusedReason: reason });
   }

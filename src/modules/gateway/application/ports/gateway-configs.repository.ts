@@ -21,6 +21,15 @@ export abstract class GatewayConfigsRepository extends OwnedResources<GatewayCon
   abstract save(config: GatewayConfig): Promise<GatewayConfig>;
   /** Writes only the webhook's state (TrackingState and the refusal), nothing else of the row. */
   abstract saveTracking(config: GatewayConfig): Promise<void>;
+  /**
+   * Stores the instance's token learned for `config`, only while the row still tracks with the
+   * secret `config` was read with: a stop or a new registration since then wins. False when it
+   * did not.
+   */
+  abstract recordInstanceToken(
+    config: GatewayConfig,
+    instanceTokenEncrypted: string,
+  ): Promise<boolean>;
   /** Remembers that an event with the right secret was refused, and why. */
   abstract recordEventsRefused(id: number, reason: EventsRefusal, at: Date): Promise<void>;
   /** 'referenced' when another table's foreign key still points at the row (nothing deleted). */
