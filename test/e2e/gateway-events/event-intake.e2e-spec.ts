@@ -688,6 +688,8 @@ describe('gateway events from strangers', () => {
     const { t, pool } = app;
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake);
+    // Another company's configuration on the same gateway that has had no event yet.
+    const idle = await trackedConfig(await TestCompany.register(t.http), fake);
     const SPENT = { 'X-Forwarded-For': '203.0.113.9' };
     const guess = (id: number) =>
       postUnfinished(
@@ -708,17 +710,19 @@ describe('gateway events from strangers', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE gateway_configs IN ACCESS EXCLUSIVE MODE');
-      for (const id of [1_000_000_001, 1_500_000_002, 2_147_483_000, config.id + 1]) {
+      for (const id of [1_000_000_001, 1_500_000_002, 2_147_483_000, idle.id + 1]) {
         expect((await guess(id)).status).toBe(429);
       }
     } finally {
       await locker.query('ROLLBACK');
       locker.release();
     }
-    await t.http
-      .post(`/api/gateway-events/${config.id}`)
-      .set({ ...SPENT, [EVENTS_SECRET_HEADER]: eventsSecretOf(fake, config.instance) })
-      .send(update(config.instance, { keyId: 'K', status: 'READ' }))
-      .expect(200, { received: true });
+    for (const known of [config, idle]) {
+      await t.http
+        .post(`/api/gateway-events/${known.id}`)
+        .set({ ...SPENT, [EVENTS_SECRET_HEADER]: eventsSecretOf(fake, known.instance) })
+        .send(update(known.instance, { keyId: 'K', status: 'READ' }))
+        .expect(200, { received: true });
+    }
   });
 });

@@ -100,8 +100,6 @@ const EVENTS_SOURCE_TTL_MS = 30_000;
  * push the real configurations out of the cache.
  */
 const MISSING_CONFIGS_MAX = 1_000;
-/** How long a configuration found once may still be looked up for an address past its budget. */
-const FOUND_CONFIG_TTL_MS = 10 * 60_000;
 /** A configuration's refused events are written down at most this often. */
 const REFUSAL_RECORD_INTERVAL_MS = 10_000;
 /** After a token was learned, another unknown apikey does not make the gateway be asked for this long. */
@@ -138,7 +136,12 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     EVENTS_SOURCE_TTL_MS,
     MISSING_CONFIGS_MAX,
   );
-  private readonly foundConfigs = new ExpiringMap<number, true>(FOUND_CONFIG_TTL_MS, 10_000);
+  /**
+   * The ids of every configuration that tracks delivery, loaded at start and kept by the change
+   * notifications: an address past its budget may still reach these (and nothing else costs it a
+   * query), whichever company's and however long idle.
+   */
+  private readonly trackingConfigs = new Set<number>();
   /** One lookup per configuration at a time: a burst of events waits for the same answer. */
   private readonly eventsSourceLookups = new Map<number, Promise<KnownSource | null>>();
   /** Moves on every change heard of: a lookup that started before one does not cache its answer. */
@@ -156,7 +159,31 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
   private readonly tokenLookups = new Map<number, { apikey: string; learned: Promise<boolean> }>();
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.configs.watchChanges((id) => this.forgetEventsSource(id));
+    await this.configs.watchChanges((id) => {
+      this.forgetEventsSource(id);
+      void this.refreshTrackingConfigs(id);
+    });
+    await this.refreshTrackingConfigs(null);
+  }
+
+  /** Reads again whether `id` tracks delivery (null: every configuration, after a lost notice). */
+  private async refreshTrackingConfigs(id: number | null): Promise<void> {
+    try {
+      const tracking = await this.configs.trackingIds(id === null ? undefined : [id]);
+      if (id === null) {
+        this.trackingConfigs.clear();
+        tracking.forEach((trackingId) => this.trackingConfigs.add(trackingId));
+      } else if (tracking.includes(id)) {
+        this.trackingConfigs.add(id);
+      } else {
+        this.trackingConfigs.delete(id);
+      }
+    } catch {
+      // Unknown: let the id be looked up (a query) rather than refuse its events.
+      if (id !== null) {
+        this.trackingConfigs.add(id);
+      }
+    }
   }
 
   async create(
@@ -234,16 +261,16 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
   /**
    * The configuration an inbound event names, when it tracks delivery and the event carries
    * its secret (compared in constant time); null otherwise, a deleted configuration included.
-   * Cached: events come in bursts of thousands. `onlyFoundBefore` (for an address past its
-   * budget): null without a query unless this instance found the configuration in the last
-   * FOUND_CONFIG_TTL_MS, so guessed ids cost nothing while the gateway's events keep flowing.
+   * Cached: events come in bursts of thousands. `onlyTracking` (for an address past its
+   * budget): null without a query unless the id is one of a configuration that tracks delivery,
+   * so guessed ids cost nothing while every company's gateway events keep flowing.
    */
   async eventsSource(
     configId: number,
     secret: string,
-    onlyFoundBefore = false,
+    onlyTracking = false,
   ): Promise<EventsSource | null> {
-    const known = await this.knownSource(configId, onlyFoundBefore);
+    const known = await this.knownSource(configId, onlyTracking);
     if (!known) {
       return null;
     }
@@ -253,7 +280,7 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
 
   private knownSource(
     configId: number,
-    onlyFoundBefore: boolean,
+    onlyTracking: boolean,
   ): KnownSource | null | Promise<KnownSource | null> {
     const cached = this.eventsSources.get(configId);
     if (cached) {
@@ -261,7 +288,7 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     }
     if (
       this.missingConfigs.get(configId) ||
-      (onlyFoundBefore && !this.foundConfigs.get(configId))
+      (onlyTracking && !this.trackingConfigs.has(configId))
     ) {
       return null;
     }
@@ -344,7 +371,6 @@ export class GatewayConfigsService implements OnApplicationBootstrap {
     if (generation === this.eventsSourcesGeneration) {
       if (config) {
         this.eventsSources.set(configId, value);
-        this.foundConfigs.set(configId, true);
       } else {
         this.missingConfigs.set(configId, true);
       }

@@ -82,6 +82,18 @@ export class PgGatewayConfigsRepository
     await this.announce(config.id);
   }
 
+  async trackingIds(ids?: number[]): Promise<number[]> {
+    const query = this.repository
+      .createQueryBuilder('config')
+      .select('config.id', 'id')
+      .where('config.track_delivery');
+    if (ids) {
+      query.andWhere('config.id = ANY(:ids)', { ids });
+    }
+    const rows = await query.getRawMany<{ id: number }>();
+    return rows.map((row) => Number(row.id));
+  }
+
   async recordInstanceToken(
     config: GatewayConfig,
     instanceTokenEncrypted: string,

@@ -18,6 +18,8 @@ export abstract class GatewayConfigsRepository extends OwnedResources<GatewayCon
    * with null when notifications may have been missed (any configuration may have changed).
    */
   abstract watchChanges(listener: (id: number | null) => void): Promise<void>;
+  /** The ids of the configurations that track delivery; of `ids` only, when given. */
+  abstract trackingIds(ids?: number[]): Promise<number[]>;
   abstract save(config: GatewayConfig): Promise<GatewayConfig>;
   /** Writes only the webhook's state (TrackingState and the refusal), nothing else of the row. */
   abstract saveTracking(config: GatewayConfig): Promise<void>;
