@@ -16,7 +16,7 @@ export const UNSAFE_TEXT_MESSAGE =
  * fingerprint) could run out of stack, which answered 500.
  */
 export const MAX_BODY_DEPTH = 64;
-export const TOO_DEEP_MESSAGE = `tem mais de ${MAX_BODY_DEPTH} níveis de listas e objetos aninhados`;
+const TOO_DEEP_MESSAGE = `tem mais de ${MAX_BODY_DEPTH} níveis de listas e objetos aninhados`;
 
 function isUnsafe(text: string): boolean {
   return SUSPECT.test(text) && UNSAFE.test(text);

@@ -200,11 +200,9 @@ export class Metrics implements OnApplicationShutdown {
     this.gatewayEventsRefused.inc({ reason });
   }
 
-  /** Gateway events set aside; call after the change committed. */
-  countGatewayEventsSetAside(event: GatewayEventKind, count = 1): void {
-    if (count > 0) {
-      this.gatewayEventsSetAside.inc({ event }, count);
-    }
+  /** A gateway event set aside; call after the change committed. */
+  countGatewayEventSetAside(event: GatewayEventKind): void {
+    this.gatewayEventsSetAside.inc({ event });
   }
 
   /** Rows an import wrote; call after it committed. */

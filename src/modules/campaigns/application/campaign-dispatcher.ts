@@ -59,7 +59,7 @@ export const RETRY_DELAYS_MS = [3_000, 10_000];
 export const DISCONNECTED_FAIL_AFTER_MS = 10 * 60 * 1000;
 export const DISCONNECTED_RECHECK_MS = 5_000;
 /** Why a campaign failed after DISCONNECTED_FAIL_AFTER_MS: its instance, never its contacts. */
-export const DISCONNECTED_FAIL_REASON = {
+const DISCONNECTED_FAIL_REASON = {
   disconnected:
     'A instância do gateway ficou desconectada por mais de 10 minutos; os contatos não enviados continuam pendentes',
   notPaired:

@@ -2,7 +2,7 @@ import type { OutboundHttpClient } from '../../../common/outbound/outbound-http.
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 
 /** Redirects followed before giving up; the gateway's HTTP client follows more, so past this we refuse. */
-export const MAX_MEDIA_REDIRECTS = 5;
+const MAX_MEDIA_REDIRECTS = 5;
 /** The whole chain's time budget, DNS and every hop included: campaign creation waits for it. */
 const PROBE_BUDGET_MS = 5_000;
 /** A server that ignores the Range header sends the file itself: reading this much shows that. */

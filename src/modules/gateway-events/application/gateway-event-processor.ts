@@ -134,7 +134,7 @@ export class GatewayEventProcessor
       const { claimed, setAside } = await this.events.transaction((manager) =>
         this.applyBisected(manager),
       );
-      setAside.forEach((event) => this.metrics.countGatewayEventsSetAside(event.event));
+      setAside.forEach((event) => this.metrics.countGatewayEventSetAside(event.event));
       return claimed;
     }
   }
@@ -300,7 +300,7 @@ export class GatewayEventProcessor
         }
         setAside = coalesced.latest.stored;
         await this.setAside(setAside, error);
-        this.metrics.countGatewayEventsSetAside(setAside.event);
+        this.metrics.countGatewayEventSetAside(setAside.event);
       }
     }
     await this.events.delete(events.filter((event) => event !== setAside).map((event) => event.id));
