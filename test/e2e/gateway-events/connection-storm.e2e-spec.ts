@@ -1,9 +1,7 @@
 import { phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, countRows, db } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startCampaign, trackedConfig, until } from '../../support/gateway-events';
-import { freePort } from '../../support/media';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { countRows, db } from '../../support/db';
+import { startCampaign, trackedConfig, until, useTrackingApp } from '../../support/gateway-events';
+import { TestApp, TestCompany } from '../../support/test-app';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -35,18 +33,11 @@ function watch(read: () => Promise<string>): { stop(): Promise<string[]> } {
  * applied as one, at most once per coalescing window.
  */
 describe('a storm of connection events', () => {
+  const app = useTrackingApp();
+  const fake = app.fake;
   let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    const port = await freePort();
-    t = await startTestApp({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { port });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+  beforeAll(() => {
+    t = app.t;
   });
 
   /** An open instance with a campaign that sent once and waits a minute for its next send. */

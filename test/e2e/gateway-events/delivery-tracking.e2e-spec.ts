@@ -1,16 +1,15 @@
 import { DateTime } from 'luxon';
 import { connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
 import {
   EVENTS_SECRET_HEADER as SECRET_HEADER,
   startCampaign,
   trackedConfig,
   until,
+  useTrackingApp,
 } from '../../support/gateway-events';
-import { freePort } from '../../support/media';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestApp, TestCompany } from '../../support/test-app';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -19,21 +18,14 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * the fake gateway posts real-shaped events (Evolution API v2.3.6 `sendDataWebhook`) to it.
  */
 describe('delivery tracking through the gateway’s events', () => {
+  const app = useTrackingApp();
+  const fake = app.fake;
   let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    const port = await freePort();
-    t = await startTestApp({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { port });
+  beforeAll(() => {
+    t = app.t;
   });
   afterEach(() => {
     expect(fake.refusals).toEqual([]);
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
   });
 
   it('registers its own webhook on the instance, with a secret header, and removes only its own', async () => {

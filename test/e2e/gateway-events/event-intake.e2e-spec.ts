@@ -116,6 +116,15 @@ describe('gateway events at intake', () => {
     ({ t, pool: db } = app);
   });
 
+  /** As a configuration that tracked before tokens were learned: no instance token known. */
+  const forgetToken = (id: number) =>
+    db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [id]);
+  /** How often the service asked the gateway for the instance's token. */
+  const tokenLookups = (instance: string) =>
+    fake.requests.filter(
+      (r) => r.path === '/instance/fetchInstances' && r.query.instanceName === instance,
+    ).length;
+
   it('refuses B’s event dated out of range with 400, and applies A’s receipt and opt-out within seconds', async () => {
     const a = await TestCompany.register(t.http);
     const b = await TestCompany.register(t.http);
@@ -354,13 +363,8 @@ describe('gateway events at intake', () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
     // As the migration leaves a configuration that tracked before: no token known.
-    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
-      config.id,
-    ]);
-    const lookups = () =>
-      fake.requests.filter(
-        (r) => r.path === '/instance/fetchInstances' && r.query.instanceName === config.instance,
-      ).length;
+    await forgetToken(config.id);
+    const lookups = () => tokenLookups(config.instance);
     const registered = lookups();
     const data = { keyId: 'K', fromMe: true, status: 'READ' };
 
@@ -388,13 +392,8 @@ describe('gateway events at intake', () => {
   it('lets a burst of events with a not-yet-known token wait for one lookup of it', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
-    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
-      config.id,
-    ]);
-    const lookups = () =>
-      fake.requests.filter(
-        (r) => r.path === '/instance/fetchInstances' && r.query.instanceName === config.instance,
-      ).length;
+    await forgetToken(config.id);
+    const lookups = () => tokenLookups(config.instance);
     const before = lookups();
     fake.setResponseDelay(300);
     try {
@@ -418,9 +417,7 @@ describe('gateway events at intake', () => {
   it('asks for the token again seconds, not minutes, after a lookup that learned nothing', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
-    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
-      config.id,
-    ]);
+    await forgetToken(config.id);
     const emit = (apikey: string) =>
       fake.emit(config.instance, 'messages.update', { keyId: 'K', status: 'READ' }, { apikey });
     expect(await emit('forged')).toBe(401);
@@ -436,9 +433,7 @@ describe('gateway events at intake', () => {
   it('never brings a stopped tracking back when the token lookup it raced answers late', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake, { apiKey: GLOBAL_KEY });
-    await db.query(`UPDATE gateway_configs SET instance_token_encrypted = NULL WHERE id = $1`, [
-      config.id,
-    ]);
+    await forgetToken(config.id);
     const since = new Date();
     fake.setResponseDelay(1_500);
     try {

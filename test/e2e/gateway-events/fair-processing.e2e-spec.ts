@@ -1,9 +1,7 @@
 import { phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, countRows, db } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startCampaign, trackedConfig, until } from '../../support/gateway-events';
-import { freePort } from '../../support/media';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { countRows, db } from '../../support/db';
+import { startCampaign, trackedConfig, until, useTrackingApp } from '../../support/gateway-events';
+import { TestApp, TestCompany } from '../../support/test-app';
 
 const FLOOD = 20_000;
 
@@ -12,18 +10,11 @@ const FLOOD = 20_000;
  * queue takes its share of each batch, and another company's events go in the next batch.
  */
 describe("a company's flood of gateway events", () => {
+  const app = useTrackingApp();
+  const fake = app.fake;
   let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    const port = await freePort();
-    t = await startTestApp({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { port });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+  beforeAll(() => {
+    t = app.t;
   });
 
   it("does not hold back another company's receipt: it is applied while the flood still waits", async () => {
