@@ -12,6 +12,23 @@ export function connectedInstance(fake: FakeEvolutionApi): { instance: string; a
   return { instance, apiKey };
 }
 
+/** A gateway configuration of the company on a new connected instance of the fake. */
+export async function connectedConfig(
+  company: TestCompany,
+  fake: FakeEvolutionApi,
+): Promise<{ id: number; gw: { instance: string; apiKey: string } }> {
+  const gw = connectedInstance(fake);
+  const config = await company
+    .post('/api/gateway-configs', {
+      name: 'P',
+      url: fake.url,
+      apiKey: gw.apiKey,
+      instance: gw.instance,
+    })
+    .expect(201);
+  return { id: config.body.id as number, gw };
+}
+
 export function campaignBody(
   fake: FakeEvolutionApi,
   gateway: { instance: string; apiKey: string },

@@ -1,5 +1,11 @@
 import { createWelcomeAutomation, importDatabase, runNowAndWait } from '../../support/automations';
-import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
+import {
+  campaignBody,
+  connectedConfig,
+  connectedInstance,
+  phones,
+  waitForCampaign,
+} from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';
 import { FakeEvolutionApi, FakeInstanceState } from '../../support/fake-evolution-api';
 import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
@@ -113,27 +119,12 @@ describe('a campaign on an instance that cannot send', () => {
     automation: { id: number };
   }> {
     const company = await TestCompany.register(t.http);
-    const gw = connectedInstance(fake);
-    const config = (
-      await company
-        .post('/api/gateway-configs', {
-          name: 'P',
-          url: fake.url,
-          apiKey: gw.apiKey,
-          instance: gw.instance,
-        })
-        .expect(201)
-    ).body;
+    const { id: configId, gw } = await connectedConfig(company, fake);
     const database = await importDatabase(company, [
       { telefone: '11987680001', nome: 'Ana' },
       { telefone: '11987680002', nome: 'Bruno' },
     ]);
-    const automation = await createWelcomeAutomation(
-      company,
-      database.id,
-      config.id,
-      messageConfig,
-    );
+    const automation = await createWelcomeAutomation(company, database.id, configId, messageConfig);
     return { company, gw, automation };
   }
 

@@ -1,5 +1,11 @@
 import { createWelcomeAutomation, importDatabase, runNowAndWait } from '../../support/automations';
-import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
+import {
+  campaignBody,
+  connectedConfig,
+  connectedInstance,
+  phones,
+  waitForCampaign,
+} from '../../support/campaigns';
 import { closeDb, db } from '../../support/db';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
@@ -274,22 +280,12 @@ describe('send outcomes the engine can trust', () => {
 
   it('counts an automation send whose outcome stayed unknown as served: the next run does not send it again', async () => {
     const company = await TestCompany.register(t.http);
-    const gw = connectedInstance(fake);
-    const config = (
-      await company
-        .post('/api/gateway-configs', {
-          name: 'P',
-          url: fake.url,
-          apiKey: gw.apiKey,
-          instance: gw.instance,
-        })
-        .expect(201)
-    ).body;
+    const { id: configId, gw } = await connectedConfig(company, fake);
     const database = await importDatabase(company, [
       { telefone: '11987670001', nome: 'Ana' },
       { telefone: '11987670002', nome: 'Bruno' },
     ]);
-    const automation = await createWelcomeAutomation(company, database.id, config.id);
+    const automation = await createWelcomeAutomation(company, database.id, configId);
     // The first send is lost on the way back and the gateway keeps no messages: unknown outcome.
     fake.storesMessages = false;
     fake.scriptSends('send-then-drop');
