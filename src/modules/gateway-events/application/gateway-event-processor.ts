@@ -40,7 +40,6 @@ const EARLY_RECEIPT_ATTEMPTS = 30;
 const CONNECTION_CONFIGS = 100;
 /** Leased connection events come back after this if their processor dies before deleting them. */
 const CONNECTION_LEASE_MS = 30_000;
-const SAVEPOINT = 'gateway_event';
 /**
  * An event that fails for a reason not its values' (a lock timeout, a trigger's error, a bug) is
  * tried MAX_FAULTS times in all, the next after FAULT_BACKOFF_MS × 2^(failures so far): 1, 2, 4,
@@ -165,14 +164,13 @@ export class GatewayEventProcessor
     if (events.length === 0) {
       return;
     }
-    await manager.query(`SAVEPOINT ${SAVEPOINT}`);
     try {
-      (await this.applyEvents(manager, events)).forEach((id) => outcome.waiting.add(id));
-      await manager.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+      const waiting = await this.events.inSavepoint(manager, () =>
+        this.applyEvents(manager, events),
+      );
+      waiting.forEach((id) => outcome.waiting.add(id));
       return;
     } catch (error) {
-      await manager.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
-      await manager.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
       if (events.length === 1) {
         if (await this.retriedAfterFault(events, error, manager)) {
           outcome.retried.push(events[0]);

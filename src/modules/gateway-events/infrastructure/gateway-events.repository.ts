@@ -30,6 +30,19 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
     return this.dataSource.transaction(work);
   }
 
+  async inSavepoint<T>(manager: EntityManager, work: () => Promise<T>): Promise<T> {
+    await manager.query('SAVEPOINT gateway_event');
+    try {
+      const result = await work();
+      await manager.query('RELEASE SAVEPOINT gateway_event');
+      return result;
+    } catch (error) {
+      await manager.query('ROLLBACK TO SAVEPOINT gateway_event');
+      await manager.query('RELEASE SAVEPOINT gateway_event');
+      throw error;
+    }
+  }
+
   /**
    * One statement for the whole batch, with the NOTIFY that wakes the processors. Only rows
    * whose configuration still exists and tracks delivery are written (locked FOR KEY SHARE

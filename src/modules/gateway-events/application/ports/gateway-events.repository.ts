@@ -42,6 +42,11 @@ export function eventTime(payload: Record<string, unknown>, fallback: Date): Dat
 export abstract class GatewayEventsRepository {
   abstract transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
   /**
+   * Runs `work` inside `manager`'s transaction so that, when it throws, only its own writes
+   * are undone and the transaction goes on; the error is thrown again.
+   */
+  abstract inSavepoint<T>(manager: EntityManager, work: () => Promise<T>): Promise<T>;
+  /**
    * One statement for the whole batch, with the NOTIFY that wakes the processors. Writes only
    * the events whose configuration still exists and tracks delivery; answers those
    * configurations.
