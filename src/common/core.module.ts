@@ -11,11 +11,13 @@ import { RetentionPolicies } from './retention/retention-policies';
 import { DatabasePoolMetrics } from './metrics/database-pool.metrics';
 import { Metrics } from './metrics/metrics';
 import { Clock, SystemClock } from './time/clock';
+import { UnitOfWork } from './persistence/transaction';
+import { TypeOrmUnitOfWork } from '../database/transactions';
 
 /**
  * Process-wide services every module may inject: configuration, clock, health registry, the
  * idempotency keys of the creating routes, the outbound HTTP client (with its target check),
- * the secret box, the metrics registry, and the retention jobs that run the policies the
+ * the secret box, the metrics registry, the unit of work that opens transactions, and the retention jobs that run the policies the
  * modules declare.
  */
 @Global()
@@ -37,6 +39,7 @@ export class CoreModule {
         idempotencyKeysRetention,
         Metrics,
         DatabasePoolMetrics,
+        { provide: UnitOfWork, useClass: TypeOrmUnitOfWork },
       ],
       exports: [
         AppConfig,
@@ -48,6 +51,7 @@ export class CoreModule {
         SecretBox,
         RetentionPolicies,
         Metrics,
+        UnitOfWork,
       ],
     };
   }

@@ -1,4 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { Transaction } from '../common/persistence/transaction';
+import { managerOf } from './transactions';
 
 /**
  * Runs `read` on a connection of the read pool (see dataSourceOptions): for the raw queries
@@ -22,11 +24,11 @@ export async function onReadPool<T>(
  * `[rows, affectedCount]` instead of the rows, so `… RETURNING` needs unwrapping.
  */
 export async function queryRows<T>(
-  runner: EntityManager | DataSource,
+  runner: Transaction | EntityManager | DataSource,
   sql: string,
   params: unknown[] = [],
 ): Promise<T[]> {
-  const result: unknown = await runner.query(sql, params);
+  const result: unknown = await queryable(runner).query(sql, params);
   if (
     Array.isArray(result) &&
     result.length === 2 &&
@@ -36,6 +38,19 @@ export async function queryRows<T>(
     return result[0] as T[];
   }
   return result as T[];
+}
+
+/** Runs a statement and answers whatever the driver does (no unwrapping): for statements without RETURNING. */
+export async function execute(
+  runner: Transaction | EntityManager | DataSource,
+  sql: string,
+  params: unknown[] = [],
+): Promise<void> {
+  await queryable(runner).query(sql, params);
+}
+
+function queryable(runner: Transaction | EntityManager | DataSource): EntityManager | DataSource {
+  return 'query' in runner ? runner : managerOf(runner);
 }
 
 interface PreparingPool {
