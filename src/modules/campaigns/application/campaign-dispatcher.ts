@@ -12,7 +12,6 @@ import {
   InstanceCondition,
   MessagingGateway,
   OutgoingMessage,
-  SentMessage,
 } from '../../gateway/domain/messaging-gateway';
 import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
@@ -32,11 +31,37 @@ import {
   sentTextOf,
   variantSeed,
 } from '../domain/campaign-message';
-import { CampaignCounts, progressStepOf } from '../domain/campaign-stats';
-import { fetchedMediaUrlOf } from '../domain/gateway-media-rules';
-import { banSignalOf, SendSignal } from '../domain/ban-signals';
+import { allProcessed, isFirstSend, progressStepOf } from '../domain/campaign-stats';
+import { banSignalOf } from '../domain/ban-signals';
+import {
+  CampaignNotice,
+  completionNotice,
+  disconnectedNotice,
+  failedNotice,
+  pausedNotice,
+} from '../domain/campaign-notices';
+import {
+  COMPANY_INACTIVE_REASON,
+  DISCONNECTED_RECHECK_MS,
+  disconnectedFailReason,
+  disconnectionWaitOf,
+  INTERNAL_ERROR_RETRY_MS,
+  internalErrorPauseReason,
+} from '../domain/campaign-stops';
+import {
+  blankMessageOutcome,
+  blockedNumberOutcome,
+  classify,
+  DeliveredOutcome,
+  internalOutcome,
+  retryDelayMs,
+  sendSignalOf,
+  SendOutcome,
+  unexpectedErrorOutcome,
+  UnsentOutcome,
+} from '../domain/send-outcome';
+import { drawPauses, messagesPerTurn, nextIsDueAtOnce, pauseMsOf } from '../domain/send-pauses';
 import { autoPauseOf } from '../../../common/messaging/auto-pause';
-import type { SendFailureKind } from '../domain/contact-failure-kind';
 import {
   CampaignCounters,
   ClaimedCampaign,
@@ -50,51 +75,6 @@ import { CampaignGatewayTargets } from './campaign-gateway-targets';
 import { CampaignLifecycle } from './campaign-lifecycle';
 import { ContactVariablesProvider } from './contact-variables.provider';
 import { GatewayMediaPreparer } from './gateway-media.preparer';
-
-/** Attempts per contact for sends that proved nothing went out (docs/ARCHITECTURE.md). */
-export const MAX_SEND_ATTEMPTS = 3;
-/** Waits before the 2nd and 3rd attempt: all three fall within 60 seconds. */
-export const RETRY_DELAYS_MS = [3_000, 10_000];
-/** How long a disconnected instance is waited for before the campaign fails. */
-export const DISCONNECTED_FAIL_AFTER_MS = 10 * 60 * 1000;
-export const DISCONNECTED_RECHECK_MS = 5_000;
-/** Why a campaign failed after DISCONNECTED_FAIL_AFTER_MS: its instance, never its contacts. */
-const DISCONNECTED_FAIL_REASON = {
-  disconnected:
-    'A instância do gateway ficou desconectada por mais de 10 minutos; os contatos não enviados continuam pendentes',
-  notPaired:
-    'A instância do gateway ficou mais de 10 minutos sem ser pareada (leia o QR code); os contatos não enviados continuam pendentes',
-};
-/** Our own errors (before any gateway call) in a row that pause the campaign for a person. */
-export const INTERNAL_ERRORS_BEFORE_PAUSE = 3;
-export const INTERNAL_ERROR_RETRY_MS = 5_000;
-/**
- * Messages one lease sends back to back when they are due at once (zero intervals): fewer
- * claims and releases, while other campaigns still get their turn within a few seconds.
- */
-export const MESSAGES_PER_LEASE = 50;
-
-export const BLANK_MESSAGE_REASON = 'mensagem em branco para este contato (variáveis sem valor)';
-export const BLOCKED_NUMBER_REASON = 'número bloqueado depois da criação da campanha';
-export const COMPANY_INACTIVE_REASON = 'a empresa foi desativada';
-
-type SendOutcome =
-  | { kind: 'sent'; sent: SentMessage; text: string | null }
-  /**
-   * Not to be sent; `paced`: a gateway call was made, so the campaign's pause applies.
-   * `cause`: the reason's class, as the metrics count it and the contact records it.
-   */
-  | { kind: 'failed'; reason: string; paced: boolean; cause: SendFailureKind }
-  | { kind: 'retry'; reason: string }
-  | { kind: 'uncertain'; reason: string; cause: MessageReason }
-  /** `condition`: what the answer proved about the instance (null: only that it cannot send). */
-  | { kind: 'disconnected'; reason: string; condition: InstanceCondition | null }
-  /** The gateway cannot fetch the media: every contact would fail alike, so the campaign pauses. */
-  | { kind: 'media_unreachable'; reason: string }
-  | { kind: 'internal'; reason: string }
-  | { kind: 'campaign_failed'; reason: string };
-
-type UnsentOutcome = Exclude<SendOutcome, { kind: 'sent' }>;
 
 /** Contacts counted by a transaction, for the metrics once it committed. */
 type MessageTally = Array<[MessageOutcome, MessageReason, number]>;
@@ -181,7 +161,7 @@ export class CampaignDispatcher {
     quota: number | null,
     turn: InstanceTurn,
   ): Promise<void> {
-    const limit = Math.min(MESSAGES_PER_LEASE, quota ?? MESSAGES_PER_LEASE);
+    const limit = messagesPerTurn(quota);
     for (let count = 1; ; count += 1) {
       if (count > 1 && this.stopping) {
         // Shutdown began after the last message: hand the campaign to another worker now.
@@ -393,7 +373,7 @@ export class CampaignDispatcher {
    */
   private async deliver(campaign: DispatchCampaign, contact: ContactToSend): Promise<SendOutcome> {
     if (contact.blocked) {
-      return { kind: 'failed', reason: BLOCKED_NUMBER_REASON, paced: false, cause: 'blocked' };
+      return blockedNumberOutcome();
     }
     let prepared: { target: GatewayTarget; messages: OutgoingMessage[] };
     try {
@@ -403,28 +383,19 @@ export class CampaignDispatcher {
     }
     const [first, ...rest] = prepared.messages;
     if (isBlankMessage(first)) {
-      return {
-        kind: 'failed',
-        reason: BLANK_MESSAGE_REASON,
-        paced: false,
-        cause: 'blank_message',
-      };
+      return blankMessageOutcome();
     }
     try {
       const sent = await this.gateway.send(prepared.target, contact.phoneNumber, first);
       await this.sendFollowUps(prepared.target, contact, rest, campaign.id);
-      return { kind: 'sent', sent, text: sentTextOf(prepared.messages) };
+      return { kind: 'sent', messageId: sent.messageId, text: sentTextOf(prepared.messages) };
     } catch (error) {
       if (!(error instanceof GatewayError)) {
         // Thrown after the request may have left: its outcome cannot be known.
         this.logger.error({ contactId: contact.id, err: error }, 'Unexpected error while sending');
-        return {
-          kind: 'uncertain',
-          reason: 'erro inesperado durante o envio',
-          cause: 'unexpected_error',
-        };
+        return unexpectedErrorOutcome();
       }
-      return this.classify(error, contact, first);
+      return classify(error, contact.attempts, first);
     }
   }
 
@@ -459,9 +430,7 @@ export class CampaignDispatcher {
       { campaignId: campaign.id, contactId: contact.id, err: error },
       'Send not prepared; the contact goes back to PENDING',
     );
-    const reason =
-      error instanceof DomainError ? error.message : 'erro interno ao preparar o envio';
-    return { kind: 'internal', reason };
+    return internalOutcome(error instanceof DomainError ? error.message : null);
   }
 
   /** The text after a voice note: the contact already got the main message, so a failure here is only logged. */
@@ -486,57 +455,6 @@ export class CampaignDispatcher {
     }
   }
 
-  private classify(
-    error: GatewayError,
-    contact: ContactToSend,
-    message: OutgoingMessage,
-  ): UnsentOutcome {
-    switch (error.kind) {
-      case 'refused_number':
-        return {
-          kind: 'failed',
-          reason: 'número não está no WhatsApp',
-          paced: true,
-          cause: 'refused_number',
-        };
-      case 'rejected':
-        return {
-          kind: 'failed',
-          reason: `recusado pelo gateway: ${error.message}`.slice(0, 500),
-          paced: true,
-          cause: 'rejected',
-        };
-      case 'bad_credentials':
-        return {
-          kind: 'campaign_failed',
-          reason: 'O gateway recusou a chave de API (credenciais inválidas)',
-        };
-      case 'unknown_instance':
-        return { kind: 'campaign_failed', reason: 'A instância do gateway não existe' };
-      case 'target_refused':
-        return { kind: 'campaign_failed', reason: 'O endereço do gateway não é permitido' };
-      case 'disconnected':
-        return {
-          kind: 'disconnected',
-          reason: 'instância do gateway desconectada',
-          condition: error.instanceCondition,
-        };
-      case 'uncertain':
-        return { kind: 'uncertain', reason: error.message, cause: 'gateway' };
-      case 'media_unreachable':
-        return { kind: 'media_unreachable', reason: mediaUnreachableReason(message) };
-      case 'transient':
-        return contact.attempts >= MAX_SEND_ATTEMPTS
-          ? {
-              kind: 'failed',
-              reason: `falha temporária do gateway após ${MAX_SEND_ATTEMPTS} tentativas`,
-              paced: true,
-              cause: 'retries_exhausted',
-            }
-          : { kind: 'retry', reason: error.message };
-    }
-  }
-
   /**
    * Records a delivered message — in one statement unless a lifecycle listener follows the
    * campaign's contacts — then writes the progress events when a step was crossed, and gives
@@ -545,11 +463,11 @@ export class CampaignDispatcher {
   private async finishDelivered(
     campaign: DispatchCampaign,
     contact: ContactToSend,
-    outcome: { kind: 'sent'; sent: SentMessage; text: string | null },
+    outcome: DeliveredOutcome,
     pauses: Pauses,
     mayContinue: boolean,
   ): Promise<boolean> {
-    const delivered = { id: contact.id, messageId: outcome.sent.messageId, text: outcome.text };
+    const delivered = { id: contact.id, messageId: outcome.messageId, text: outcome.text };
     const counters = this.lifecycle.followsContactsOf(campaign)
       ? await this.transaction(async (manager) => {
           const counted = await this.repository.recordDelivered(
@@ -571,8 +489,8 @@ export class CampaignDispatcher {
       // is recorded, the rest (events, lease, next send) is the new holder's.
       return false;
     }
-    const ended = counters.sentContacts + counters.failedContacts >= counters.totalContacts;
-    const goOn = mayContinue && !ended && pauses.pauseSeconds === 0 && !counters.longPause;
+    const ended = allProcessed(counters);
+    const goOn = mayContinue && !ended && nextIsDueAtOnce(pauses, counters.longPause);
     if (ended || progressStepOf(counters) > counters.progressStep) {
       await this.transaction(async (manager) => {
         await this.afterCounting(manager, campaign, counters);
@@ -594,7 +512,7 @@ export class CampaignDispatcher {
     outcome: UnsentOutcome,
     pauses: Pauses,
   ): Promise<void> {
-    const pauseMs = Math.round(pauses.pauseSeconds * 1000);
+    const pauseMs = pauseMsOf(pauses);
     switch (outcome.kind) {
       case 'failed': {
         const counters = await this.repository.failContact(manager, campaign.id, contact.id, {
@@ -642,7 +560,7 @@ export class CampaignDispatcher {
         return;
       }
       case 'retry': {
-        const delay = RETRY_DELAYS_MS[Math.min(contact.attempts - 1, RETRY_DELAYS_MS.length - 1)];
+        const delay = retryDelayMs(contact.attempts);
         // Nothing went out, so the campaign's pause does not apply: the retry comes on time.
         return this.requeue(manager, campaign, contact, {
           retryInMs: delay,
@@ -710,28 +628,22 @@ export class CampaignDispatcher {
     const result = await this.repository.rescheduleAndRelease(manager, campaign.id, this.workerId, {
       nextSendInMs: DISCONNECTED_RECHECK_MS,
       cause: 'disconnected',
-      waitingReason: condition === 'not_paired' ? 'INSTANCE_NOT_PAIRED' : 'INSTANCE_DISCONNECTED',
+      waitingReason: disconnectionWaitOf(condition),
     });
     if (!result.leaseHeld) {
       return;
     }
-    const notPaired = result.waitingReason === 'INSTANCE_NOT_PAIRED';
-    if (result.disconnectedForMs >= DISCONNECTED_FAIL_AFTER_MS) {
-      return this.failCampaign(
+    const failReason = disconnectedFailReason(result.disconnectedForMs, result.waitingReason);
+    if (failReason) {
+      return this.failCampaign(manager, campaign, failReason);
+    }
+    if (!campaign.disconnectedSince && result.disconnectedSince) {
+      const notPaired = result.waitingReason === 'INSTANCE_NOT_PAIRED';
+      await this.notify(
         manager,
         campaign,
-        notPaired ? DISCONNECTED_FAIL_REASON.notPaired : DISCONNECTED_FAIL_REASON.disconnected,
+        disconnectedNotice(campaign, notPaired, result.disconnectedSince),
       );
-    }
-    if (!campaign.disconnectedSince && result.disconnectedSince && campaign.notificationPhone) {
-      await this.notices.enqueue(manager, {
-        companyId: campaign.companyId,
-        gatewayConfigId: campaign.gatewayConfigId,
-        phoneNumber: campaign.notificationPhone,
-        text: `⚠️ A instância do WhatsApp da campanha "${campaign.name}" ${notPaired ? 'não está pareada: leia o QR code da instância' : 'desconectou'}. O envio continua quando ela conectar.`,
-        reason: 'instance_disconnected',
-        dedupKey: `campaign:${campaign.id}:disconnected:${result.disconnectedSince.toISOString()}`,
-      });
     }
   }
 
@@ -765,13 +677,9 @@ export class CampaignDispatcher {
       nextSendInMs: INTERNAL_ERROR_RETRY_MS,
       cause: 'internal',
     });
-    if (result.leaseHeld && result.internalErrorStreak >= INTERNAL_ERRORS_BEFORE_PAUSE) {
-      await this.pauseCampaign(
-        manager,
-        campaign,
-        `envio interrompido por um erro interno repetido: ${reason}`.slice(0, 500),
-        true,
-      );
+    const pauseReason = internalErrorPauseReason(result.internalErrorStreak, reason);
+    if (result.leaseHeld && pauseReason) {
+      await this.pauseCampaign(manager, campaign, pauseReason, true);
     }
   }
 
@@ -793,10 +701,7 @@ export class CampaignDispatcher {
       await this.repository.setProgressStep(manager, campaign.id, step);
     }
     await this.appendEvents(manager, campaign, events);
-    if (
-      counters.sentContacts + counters.failedContacts >= counters.totalContacts &&
-      counters.status === 'ACTIVE'
-    ) {
+    if (allProcessed(counters) && counters.status === 'ACTIVE') {
       const completed = await this.repository.complete(manager, campaign.id);
       if (completed) {
         await this.afterCompletion(manager, campaign, completed);
@@ -816,7 +721,7 @@ export class CampaignDispatcher {
       completedEvent(campaign, counters, now),
     ]);
     await this.repository.setProgressStep(manager, campaign.id, step);
-    await this.notify(manager, campaign, 'completed', completionNotice(campaign, counters));
+    await this.notify(manager, campaign, completionNotice(campaign, counters));
     await this.lifecycle.campaignEnded(manager, campaign, counters, null);
   }
 
@@ -850,12 +755,7 @@ export class CampaignDispatcher {
       failedEvent(campaign, counters, this.clock.now(), reason),
     ]);
     if (notify) {
-      await this.notify(
-        manager,
-        campaign,
-        'failed',
-        `❌ ${subjectOf(campaign)} falhou: ${reason}.`,
-      );
+      await this.notify(manager, campaign, failedNotice(campaign, reason));
     }
     await this.lifecycle.campaignEnded(manager, campaign, counters, reason);
   }
@@ -885,12 +785,7 @@ export class CampaignDispatcher {
       pausedEvent(campaign, counters, this.clock.now(), reason),
     ]);
     if (notify) {
-      await this.notify(
-        manager,
-        campaign,
-        `paused:${counters.sentContacts + counters.failedContacts}`,
-        `⏸️ ${subjectOf(campaign)} foi pausada: ${reason}. Corrija e retome o envio.`,
-      );
+      await this.notify(manager, campaign, pausedNotice(campaign, counters, reason));
     }
   }
 
@@ -908,8 +803,7 @@ export class CampaignDispatcher {
   private async notify(
     manager: EntityManager,
     campaign: DispatchCampaign,
-    what: string,
-    text: string,
+    notice: CampaignNotice,
   ): Promise<void> {
     if (!campaign.notificationPhone) {
       return;
@@ -918,63 +812,14 @@ export class CampaignDispatcher {
       companyId: campaign.companyId,
       gatewayConfigId: campaign.gatewayConfigId,
       phoneNumber: campaign.notificationPhone,
-      text,
-      reason: `campaign_${what.split(':')[0]}`,
-      dedupKey: `campaign:${campaign.id}:${what}`,
+      ...notice,
     });
   }
-}
-
-/** What a failed send says about the number (a send made through the gateway says something). */
-function sendSignalOf(outcome: Extract<SendOutcome, { kind: 'failed' }>): SendSignal {
-  if (!outcome.paced) {
-    return null;
-  }
-  return outcome.cause === 'refused_number' ? 'refused' : 'failed';
 }
 
 /** What a turn on the instance came to: messages that went out or may have. */
 interface InstanceTurn {
   sent: number;
-}
-
-/** The pauses after a message: uniform draws in [min, max] seconds, ms precision. */
-function drawPauses(campaign: DispatchCampaign): Pauses {
-  return {
-    pauseSeconds: drawSeconds(campaign.minInterval, campaign.maxInterval),
-    longPauseSeconds:
-      campaign.longPauseEvery === null
-        ? 0
-        : drawSeconds(campaign.longPauseMin ?? 0, campaign.longPauseMax ?? 0),
-  };
-}
-
-function drawSeconds(min: number, max: number): number {
-  return Math.round((min + Math.random() * (max - min)) * 1000) / 1000;
-}
-
-function subjectOf(campaign: DispatchCampaign): string {
-  return campaign.automationRunId === null
-    ? `A campanha "${campaign.name}"`
-    : `A execução da ${campaign.name.replace(/^Automação: /, 'automação "')}"`;
-}
-
-function completionNotice(campaign: DispatchCampaign, counts: CampaignCounts): string {
-  return `✅ ${subjectOf(campaign)} foi concluída: ${counts.sentContacts} enviadas, ${counts.failedContacts} com falha, de ${counts.totalContacts} contatos.`;
-}
-
-function isFirstSend(campaign: DispatchCampaign): boolean {
-  return campaign.sentContacts === 0 && campaign.failedContacts === 0;
-}
-
-/**
- * Names the URL the gateway could not fetch (without its query); not why, which would tell a
- * tenant what the gateway's network refuses or cannot resolve.
- */
-function mediaUnreachableReason(message: OutgoingMessage): string {
-  const url = fetchedMediaUrlOf(message);
-  const subject = url ? `a mídia ${url}` : 'a mídia da mensagem';
-  return `${subject} está inacessível para o gateway`.slice(0, 500);
 }
 
 function describe(error: unknown): string {
