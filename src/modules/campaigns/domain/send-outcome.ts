@@ -14,31 +14,18 @@ export const BLOCKED_NUMBER_REASON = 'número bloqueado depois da criação da c
 export const UNEXPECTED_ERROR_REASON = 'erro inesperado durante o envio';
 export const PREPARATION_ERROR_REASON = 'erro interno ao preparar o envio';
 
-/**
- * What a failed gateway call proves, as the gateway module's `GatewayErrorKind` names it
- * (messaging-gateway.ts says what each proves). Declared here because the domain reaches no
- * other module; the dispatcher passes a `GatewayError`, so a kind added there does not
- * compile until it is classified here.
- */
-export type GatewayFailureKind =
-  | 'refused_number'
-  | 'rejected'
-  | 'bad_credentials'
-  | 'unknown_instance'
-  | 'disconnected'
-  | 'transient'
-  | 'uncertain'
-  | 'target_refused'
-  | 'media_unreachable';
-
 /** Why a disconnected instance cannot send, when the answer proves it (`InstanceCondition`). */
 export type InstanceCondition = 'not_paired' | 'no_socket' | 'closed';
 
-/** A failed gateway call, as classify reads it. */
-export interface GatewayFailure {
-  kind: GatewayFailureKind;
+/** What a failed gateway call says beyond its kind. */
+interface FailureDetail {
   message: string;
   instanceCondition: InstanceCondition | null;
+}
+
+/** A failed gateway call, as classify reads it (a `GatewayError` is one). */
+export interface GatewayFailure extends FailureDetail {
+  kind: GatewayFailureKind;
 }
 
 /** A message the gateway took: its key (for receipts) and the text the contact got. */
@@ -84,13 +71,17 @@ export type UnsentOutcome = Exclude<SendOutcome, DeliveredOutcome>;
 
 /** What the gateway's failure proves for this contact, on its `attempts`-th attempt. */
 type Classifier = (
-  failure: GatewayFailure,
+  failure: FailureDetail,
   attempts: number,
   message: OutgoingMessage,
 ) => UnsentOutcome;
 
-/** Every kind a gateway failure can have, and what the engine does about it. */
-const OUTCOME_OF: Record<GatewayFailureKind, Classifier> = {
+/**
+ * What the engine does about each kind of gateway failure, by what it proves (the gateway
+ * module's `GatewayErrorKind`, messaging-gateway.ts). The dispatcher passes a `GatewayError`,
+ * so a kind added there does not compile until it has its line here.
+ */
+const OUTCOME_OF = {
   refused_number: () => failedAfterCall('número não está no WhatsApp', 'refused_number'),
   rejected: (failure) =>
     failedAfterCall(`recusado pelo gateway: ${failure.message}`.slice(0, 500), 'rejected'),
@@ -114,7 +105,10 @@ const OUTCOME_OF: Record<GatewayFailureKind, Classifier> = {
           'retries_exhausted',
         )
       : { kind: 'retry', reason: failure.message },
-};
+} satisfies Record<string, Classifier>;
+
+/** The kinds of gateway failure the engine knows what to do about. */
+export type GatewayFailureKind = keyof typeof OUTCOME_OF;
 
 /** What a gateway failure of the contact's `attempts`-th attempt at `message` proves. */
 export function classify(
