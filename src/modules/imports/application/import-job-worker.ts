@@ -2,13 +2,14 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DomainError } from '../../../common/errors/domain-error';
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
-import { ClaimedJob, ImportJobsRepository } from './ports/import-jobs.repository';
-import { IMPORT_CHANNEL } from './ports/import-jobs.repository';
+import { ClaimedJob, ImportJobsRepository } from '../infrastructure/import-jobs.repository';
+import { IMPORT_CHANNEL } from '../infrastructure/import-jobs.repository';
 import {
   ContactImportOptions,
   PushImports,
@@ -41,6 +42,7 @@ export class ImportJobWorker implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     private readonly jobs: ImportJobsRepository,
+    private readonly unitOfWork: UnitOfWork,
     private readonly imports: PushImports,
     private readonly notifications: PgNotifications,
     private readonly config: AppConfig,
@@ -81,19 +83,19 @@ export class ImportJobWorker implements OnApplicationBootstrap, OnApplicationShu
   private async process(job: ClaimedJob): Promise<void> {
     const started = Date.now();
     try {
-      const result = await this.jobs.transaction(async (manager) => {
-        const locked = await this.jobs.lockForWork(manager, job.id, this.workerId);
+      const result = await this.unitOfWork.run(async (tx) => {
+        const locked = await this.jobs.lockForWork(tx, job.id, this.workerId);
         if (!locked) {
           return null;
         }
         const imported = await this.imports.run(
-          manager,
+          tx,
           job.companyId,
           locked.options as ContactImportOptions,
           locked.rowsJson,
         );
         const { database, summary } = imported;
-        await this.jobs.complete(manager, job.id, {
+        await this.jobs.complete(tx, job.id, {
           databaseId: database.id,
           imported: summary.imported,
           duplicatesRemoved: summary.duplicatesRemoved,
