@@ -11,11 +11,8 @@ import { PgNotifications } from '../../../common/work/pg-notifications';
 import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
-import { DeliveryStatus, outcomeOf } from '../domain/webhook-delivery';
-import {
-  ClaimedDelivery,
-  WebhookDeliveriesRepository,
-} from './ports/webhook-deliveries.repository';
+import { ClaimedDelivery, DeliveryStatus, outcomeOf } from '../domain/webhook-delivery';
+import { WebhookDeliveriesRepository } from '../infrastructure/webhook-deliveries.repository';
 import { WebhookSender } from './ports/webhook-sender';
 import { WebhookOutcomeBatcher } from './webhook-outcome.batcher';
 

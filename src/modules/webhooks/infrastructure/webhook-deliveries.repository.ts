@@ -3,16 +3,13 @@ import { DataSource } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
 import {
   AttemptOutcome,
-  INTERRUPTED_BY_CRASH,
-  WEBHOOK_DELIVERY_LIFECYCLE,
-} from '../domain/webhook-delivery';
-import {
   AttemptRow,
   ClaimedDelivery,
   DeliveryFilter,
   DeliveryRow,
-  WebhookDeliveriesRepository,
-} from '../application/ports/webhook-deliveries.repository';
+  INTERRUPTED_BY_CRASH,
+  WEBHOOK_DELIVERY_LIFECYCLE,
+} from '../domain/webhook-delivery';
 
 const HELD_EXPIRED_ERROR = 'webhook desativado: evento não entregue em 24 horas';
 
@@ -35,11 +32,6 @@ function claimedColumns(d: string): string {
 /** Recently created deliveries are checked for a missed hand-over (see promoteWaiting). */
 const RECENT_WAITING = '5 minutes';
 
-/**
- * The delivery queue's SQL. Deliveries are created by the outbox trigger (see the
- * CreateWebhooks migration); a worker claims due ones with SKIP LOCKED and a lease, and a
- * delivery whose lease ran out (its worker died mid-attempt) is put back: at least once.
- */
 /** Each move as the delivery's transition table has it (SQL literals from the table, never input). */
 const MOVE = {
   claim: WEBHOOK_DELIVERY_LIFECYCLE.sql('claim'),
@@ -52,8 +44,13 @@ const SETTLED_FROM = MOVE.deliver.from;
 /** The statuses a delivery ends in. */
 const FINISHED = [MOVE.deliver.to, WEBHOOK_DELIVERY_LIFECYCLE.sql('fail').to].join(', ');
 
+/**
+ * The delivery queue's SQL. Deliveries are created by the outbox trigger (see the
+ * CreateWebhooks migration); a worker claims due ones with SKIP LOCKED and a lease, and a
+ * delivery whose lease ran out (its worker died mid-attempt) is put back: at least once.
+ */
 @Injectable()
-export class PgWebhookDeliveriesRepository implements WebhookDeliveriesRepository {
+export class WebhookDeliveriesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
@@ -210,6 +207,10 @@ export class PgWebhookDeliveriesRepository implements WebhookDeliveriesRepositor
     return rows.length;
   }
 
+  /**
+   * For the metrics: PENDING deliveries due now whose webhook is on, counted up to `cap` over
+   * the due index (those waiting for an earlier event of their campaign are not due).
+   */
   async countDue(cap: number): Promise<number> {
     const rows = await queryRows<{ due: number }>(
       this.dataSource,
