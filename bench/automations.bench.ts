@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { campaignContactsInsertSql } from '../src/modules/campaigns/infrastructure/campaigns.repository';
-import type { SelectionCounts } from '../src/modules/automations/application/ports/recipient-selection';
+import type { SelectionCounts } from '../src/modules/automations/infrastructure/automation-selection';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source-options';

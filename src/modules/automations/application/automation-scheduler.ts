@@ -5,7 +5,7 @@ import {
   OnApplicationBootstrap,
   OnModuleDestroy,
 } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { DomainError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
 import { PgNotifications } from '../../../common/work/pg-notifications';
@@ -15,8 +15,8 @@ import { AppConfig } from '../../../config/app-config.service';
 import { Automation } from '../domain/automation.entity';
 import { nextRunAfter } from '../domain/automation-schedule';
 import { MISSED_RUN_GRACE_MS } from '../domain/automation-rules';
-import { AutomationsRepository } from './ports/automations.repository';
-import { AUTOMATIONS_CHANNEL } from './ports/automations.repository';
+import { AutomationsRepository } from '../infrastructure/automations.repository';
+import { AUTOMATIONS_CHANNEL } from '../infrastructure/automations.repository';
 import { AutomationRunInProgressError, AutomationRunner } from './automation-runner';
 
 const CLAIM_BATCH = 50;
@@ -40,7 +40,7 @@ export class AutomationScheduler
   });
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly automations: AutomationsRepository,
     private readonly runner: AutomationRunner,
     private readonly notifications: PgNotifications,
@@ -83,9 +83,7 @@ export class AutomationScheduler
       return;
     }
     if (now.getTime() - scheduledFor.getTime() > MISSED_RUN_GRACE_MS) {
-      await this.dataSource.transaction((manager) =>
-        this.runner.recordMissed(manager, automation, scheduledFor),
-      );
+      await this.unitOfWork.run((tx) => this.runner.recordMissed(tx, automation, scheduledFor));
       this.logger.warn(
         { automationId: automation.id, scheduledFor },
         'Missed automation run skipped',
