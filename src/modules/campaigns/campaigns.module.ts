@@ -7,6 +7,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsController } from './api/campaigns.controller';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
+import { CampaignGatewayCheck } from './application/campaign-gateway-check';
 import { CampaignGatewayTargets } from './application/campaign-gateway-targets';
 import { CampaignGatewayUsage } from './application/campaign-gateway-usage';
 import { CampaignDeliveryEvents } from './application/campaign-delivery-events';
@@ -20,14 +21,11 @@ import { GatewayMediaPreparer } from './application/gateway-media.preparer';
 import { SendReconciler } from './application/send-reconciler';
 import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
-import { CampaignsRepository } from './application/ports/campaigns.repository';
-import { PgCampaignsRepository } from './infrastructure/campaigns.repository';
-import { DeliveryReceiptsRepository } from './application/ports/delivery-receipts.repository';
-import { PgDeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
+import { CampaignsRepository } from './infrastructure/campaigns.repository';
+import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
 import { DispatchRepository } from './application/ports/dispatch.repository';
 import { PgDispatchRepository } from './infrastructure/dispatch.repository';
-import { ReconciliationRepository } from './application/ports/reconciliation.repository';
-import { PgReconciliationRepository } from './infrastructure/reconciliation.repository';
+import { ReconciliationRepository } from './infrastructure/reconciliation.repository';
 import { MediaModule } from '../media/media.module';
 import { UserDatabaseContactVariables } from '../user-databases/application/user-database-contact-variables';
 
@@ -44,17 +42,18 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
   controllers: [CampaignsController],
   providers: [
     CampaignsService,
-    { provide: CampaignsRepository, useClass: PgCampaignsRepository },
+    CampaignGatewayCheck,
+    CampaignsRepository,
     { provide: DispatchRepository, useClass: PgDispatchRepository },
     CampaignDispatcher,
     GatewayMediaPreparer,
     CampaignMediaCheck,
     CampaignDeliveryEvents,
-    { provide: DeliveryReceiptsRepository, useClass: PgDeliveryReceiptsRepository },
+    DeliveryReceiptsRepository,
     DispatchWorker,
     SystemContactsFeed,
     SendReconciler,
-    { provide: ReconciliationRepository, useClass: PgReconciliationRepository },
+    ReconciliationRepository,
     CampaignGatewayTargets,
     CampaignGatewayUsage,
     CampaignLifecycle,

@@ -11,7 +11,10 @@ import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { MessagingGateway, StoredSentMessage } from '../../gateway/domain/messaging-gateway';
 import { candidateJids } from '../domain/whatsapp-jid';
-import { ReconciliationRepository, UncertainContact } from './ports/reconciliation.repository';
+import {
+  ReconciliationRepository,
+  UncertainContact,
+} from '../infrastructure/reconciliation.repository';
 import { CampaignGatewayTargets } from './campaign-gateway-targets';
 
 export const UNKNOWN_OUTCOME_REASON =
