@@ -68,7 +68,6 @@ export class CompaniesRepository {
     }));
   }
 
-  /** Inside `tx` when given. */
   save(company: Company, tx?: Transaction): Promise<Company> {
     return tx ? managerOf(tx).save(company) : this.companies.save(company);
   }

@@ -28,7 +28,7 @@ export class SystemContactsRecorder {
     private readonly contacts: SystemContactsRepository,
   ) {}
 
-  /** Upserts the batch within `tx`'s transaction, one statement per company. */
+  /** Upserts the batch within `tx`, one statement per company. */
   async recordSent(tx: Transaction, sent: readonly SentContact[]): Promise<void> {
     for (const [companyId, contacts] of byCompany(sent)) {
       const databaseId = await this.databaseIdOf(tx, companyId);

@@ -13,7 +13,6 @@ export interface TokenCompanyRow {
 }
 
 export abstract class AccessTokensRepository {
-  /** Inside `tx` when given. */
   abstract save(token: AccessToken, tx?: Transaction): Promise<AccessToken>;
   /** One indexed lookup: the live token, its company and the company's subscription status. */
   abstract findLiveTokenCompany(tokenHash: string): Promise<TokenCompanyRow | null>;
