@@ -3,9 +3,14 @@
  *
  * A feature module is src/modules/<name>/ with four layers:
  *   domain/          entities, value objects, transition tables, errors: no I/O
- *   application/     use cases and the ports (interfaces) they need
- *   infrastructure/  TypeORM/SQL repositories and clients that implement the ports
+ *   application/     use cases, workers, and the ports (abstract classes) that buy something:
+ *                    a second adapter, a test double, a boundary between modules, or an
+ *                    adapter that is not the module's own database access (HTTP, threads, files)
+ *   infrastructure/  repositories (TypeORM and SQL, `*.repository.ts`) and the adapters that
+ *                    implement the ports
  *   api/             controllers, DTOs and response mappers
+ * application/ uses its own module's repositories directly (no port in between) and never names
+ * TypeORM: it opens transactions with the kernel's UnitOfWork and hands on `Transaction`s.
  * The shared kernel (src/common, src/config, src/database) may be used by every layer.
  * Another module is reached only through what it exports: its application/ services and
  * ports, and the types of its domain/ that those services take or return.
@@ -29,11 +34,23 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/modules/$1/domain/', '^src/common/'] },
     },
     {
-      name: 'application-uses-domain-and-ports',
+      name: 'application-uses-own-repositories',
       severity: 'error',
-      comment: 'application/ never reaches infrastructure/ or api/: it declares ports that infrastructure implements.',
+      comment:
+        'application/ reaches infrastructure/ only for its own module\'s repositories (infrastructure/*.repository.ts); ' +
+        'other adapters stand behind its ports, and api/ is never its business.',
       from: { path: `${MODULE}application/` },
-      to: { path: '^src/modules/[^/]+/(infrastructure|api)/' },
+      to: {
+        path: '^src/modules/[^/]+/(infrastructure|api)/',
+        pathNot: '^src/modules/$1/infrastructure/[^/]+[.]repository[.]ts$',
+      },
+    },
+    {
+      name: 'application-without-typeorm',
+      severity: 'error',
+      comment: 'application/ holds a Transaction and opens one with UnitOfWork.run; only infrastructure/ names TypeORM.',
+      from: { path: `${MODULE}application/` },
+      to: { dependencyTypes: ['npm'], path: '(^|/)node_modules/(typeorm|@nestjs/typeorm)/' },
     },
     {
       name: 'api-uses-application',
@@ -45,7 +62,7 @@ module.exports = {
     {
       name: 'infrastructure-implements-ports',
       severity: 'error',
-      comment: 'infrastructure/ imports domain and the ports it implements (application/ports/), nothing else of application/ or api/.',
+      comment: 'infrastructure/ imports domain and its own module\'s ports (application/ports/), nothing else of application/ or api/.',
       from: { path: `${MODULE}infrastructure/` },
       to: { path: '^src/modules/[^/]+/(application|api)/', pathNot: '^src/modules/$1/application/ports/' },
     },

@@ -42,7 +42,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/api/**', 'express'], message: 'Application services do not know the HTTP edge.' }] },
+        {
+          paths: [
+            { name: 'typeorm', message: 'Use UnitOfWork.run and Transaction; only infrastructure/ names TypeORM.' },
+            { name: '@nestjs/typeorm', message: 'Use UnitOfWork.run and Transaction; only infrastructure/ names TypeORM.' },
+          ],
+          patterns: [{ group: ['**/api/**', 'express'], message: 'Application services do not know the HTTP edge.' }],
+        },
       ],
     },
   },

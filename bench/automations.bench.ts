@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { campaignContactsInsertSql } from '../src/modules/campaigns/infrastructure/campaigns.repository';
-import type { SelectionCounts } from '../src/modules/automations/application/ports/recipient-selection';
+import type { SelectionCounts } from '../src/modules/automations/infrastructure/automation-selection';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../src/database/data-source-options';
+import { transactionOf } from '../src/database/transactions';
 import { ENTITIES } from '../src/entity-catalog';
 import { selectRecipients } from '../src/modules/automations/infrastructure/automation-selection';
 import { PgRecordIndexesRepository } from '../src/modules/user-databases/infrastructure/record-indexes.repository';
@@ -142,7 +143,7 @@ export default defineBenchmark({
     const buildStarted = performance.now();
     await dataSource.transaction((manager) =>
       new PgRecordIndexesRepository(dataSource, service.config).requestMonthDayIndexes(
-        manager,
+        transactionOf(manager),
         big,
       ),
     );

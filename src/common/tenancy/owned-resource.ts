@@ -43,19 +43,14 @@ export function assertOwned<T extends TenantOwned>(
   return resource;
 }
 
-/** What an application service may ask of the store of a tenant-owned aggregate (a port). */
-export abstract class OwnedResources<T extends TenantOwned> {
-  /** The company's resource with that id: 404 when there is none, 403 when it is another's. */
-  abstract findOwnedOrFail(companyId: number, id: number | string): Promise<T>;
-}
-
 /** Base of repositories of tenant-owned aggregates: companyId comes first, always. */
-export abstract class TenantRepository<T extends TenantOwned> implements OwnedResources<T> {
+export abstract class TenantRepository<T extends TenantOwned> {
   protected constructor(
     protected readonly repository: Repository<T>,
     protected readonly kind: ResourceKind,
   ) {}
 
+  /** The company's resource with that id: 404 when there is none, 403 when it is another's. */
   async findOwnedOrFail(companyId: number, id: number | string): Promise<T> {
     if (!isValidId(id)) {
       throw new ResourceNotFoundError(this.kind);

@@ -14,10 +14,8 @@ import { Company } from './domain/company.entity';
 import { CompanySubscription } from './domain/company-subscription.entity';
 import { AccessTokensRepository } from './application/ports/access-tokens.repository';
 import { PgAccessTokensRepository } from './infrastructure/access-tokens.repository';
-import { CompaniesRepository } from './application/ports/companies.repository';
-import { PgCompaniesRepository } from './infrastructure/companies.repository';
-import { LoginFailuresRepository } from './application/ports/login-failures.repository';
-import { PgLoginFailuresRepository } from './infrastructure/login-failures.repository';
+import { CompaniesRepository } from './infrastructure/companies.repository';
+import { LoginFailuresRepository } from './infrastructure/login-failures.repository';
 import { loginFailuresRetention } from './infrastructure/login-failures.retention';
 
 /**
@@ -35,9 +33,9 @@ import { loginFailuresRetention } from './infrastructure/login-failures.retentio
     PasswordHasher,
     SessionCache,
     { provide: SessionLookup, useExisting: SessionCache },
-    { provide: CompaniesRepository, useClass: PgCompaniesRepository },
+    CompaniesRepository,
+    LoginFailuresRepository,
     { provide: AccessTokensRepository, useClass: PgAccessTokensRepository },
-    { provide: LoginFailuresRepository, useClass: PgLoginFailuresRepository },
   ],
   exports: [SessionLookup, SessionCache, CompanySettingsService],
 })

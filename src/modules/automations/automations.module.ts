@@ -14,13 +14,10 @@ import { AutomationRunner } from './application/automation-runner';
 import { AutomationScheduler } from './application/automation-scheduler';
 import { AutomationsService } from './application/automations.service';
 import { Automation } from './domain/automation.entity';
-import { AutomationsRepository } from './application/ports/automations.repository';
-import { PgAutomationsRepository } from './infrastructure/automations.repository';
+import { AutomationsRepository } from './infrastructure/automations.repository';
 import { UserDatabaseColumnsAdapter } from './infrastructure/user-database-columns.adapter';
-import { AutomationRunsRepository } from './application/ports/automation-runs.repository';
-import { RecipientSelection } from './application/ports/recipient-selection';
-import { PgAutomationRunsRepository } from './infrastructure/automation-runs.repository';
-import { PgRecipientSelection } from './infrastructure/automation-selection';
+import { AutomationRunsRepository } from './infrastructure/automation-runs.repository';
+import { RecipientSelection } from './infrastructure/recipient-selection.repository';
 import { automationRunsRetention } from './infrastructure/automation-runs.retention';
 
 @Module({
@@ -36,9 +33,9 @@ import { automationRunsRetention } from './infrastructure/automation-runs.retent
   providers: [
     AutomationsService,
     automationRunsRetention,
-    { provide: AutomationsRepository, useClass: PgAutomationsRepository },
-    { provide: AutomationRunsRepository, useClass: PgAutomationRunsRepository },
-    { provide: RecipientSelection, useClass: PgRecipientSelection },
+    AutomationsRepository,
+    AutomationRunsRepository,
+    RecipientSelection,
     AutomationRunner,
     AutomationRunRecorder,
     AutomationScheduler,

@@ -9,6 +9,7 @@ import { CampaignsController } from './api/campaigns.controller';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
 import { CampaignEngineTransitions } from './application/campaign-engine-transitions';
 import { CampaignMessageSender } from './application/campaign-message.sender';
+import { CampaignGatewayCheck } from './application/campaign-gateway-check';
 import { CampaignGatewayTargets } from './application/campaign-gateway-targets';
 import { CampaignGatewayUsage } from './application/campaign-gateway-usage';
 import { CampaignDeliveryEvents } from './application/campaign-delivery-events';
@@ -23,14 +24,11 @@ import { SendOutcomeRecorder } from './application/send-outcome.recorder';
 import { SendReconciler } from './application/send-reconciler';
 import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
-import { CampaignsRepository } from './application/ports/campaigns.repository';
-import { PgCampaignsRepository } from './infrastructure/campaigns.repository';
-import { DeliveryReceiptsRepository } from './application/ports/delivery-receipts.repository';
-import { PgDeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
+import { CampaignsRepository } from './infrastructure/campaigns.repository';
+import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
 import { DispatchRepository } from './application/ports/dispatch.repository';
 import { PgDispatchRepository } from './infrastructure/dispatch.repository';
-import { ReconciliationRepository } from './application/ports/reconciliation.repository';
-import { PgReconciliationRepository } from './infrastructure/reconciliation.repository';
+import { ReconciliationRepository } from './infrastructure/reconciliation.repository';
 import { MediaModule } from '../media/media.module';
 import { UserDatabaseContactVariables } from '../user-databases/application/user-database-contact-variables';
 
@@ -47,7 +45,8 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
   controllers: [CampaignsController],
   providers: [
     CampaignsService,
-    { provide: CampaignsRepository, useClass: PgCampaignsRepository },
+    CampaignGatewayCheck,
+    CampaignsRepository,
     { provide: DispatchRepository, useClass: PgDispatchRepository },
     CampaignDispatcher,
     CampaignMessageSender,
@@ -56,11 +55,11 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     GatewayMediaPreparer,
     CampaignMediaCheck,
     CampaignDeliveryEvents,
-    { provide: DeliveryReceiptsRepository, useClass: PgDeliveryReceiptsRepository },
+    DeliveryReceiptsRepository,
     DispatchWorker,
     SystemContactsFeed,
     SendReconciler,
-    { provide: ReconciliationRepository, useClass: PgReconciliationRepository },
+    ReconciliationRepository,
     CampaignGatewayTargets,
     CampaignGatewayUsage,
     CampaignLifecycle,

@@ -4,11 +4,11 @@ import { GatewayConfigsController } from './api/gateway-configs.controller';
 import { DeliveryTrackingRegistrar } from './application/delivery-tracking.registrar';
 import { GatewayConfigUsageRegistry } from './application/gateway-config-usage.registry';
 import { GatewayConfigsService } from './application/gateway-configs.service';
+import { GatewayEventsSources } from './application/gateway-events-sources';
 import { GatewayConfig } from './domain/gateway-config.entity';
 import { MessagingGateway } from './domain/messaging-gateway';
 import { EvolutionApiGateway } from './infrastructure/evolution-api.gateway';
-import { GatewayConfigsRepository } from './application/ports/gateway-configs.repository';
-import { PgGatewayConfigsRepository } from './infrastructure/gateway-configs.repository';
+import { GatewayConfigsRepository } from './infrastructure/gateway-configs.repository';
 import { InstancePacing } from './application/ports/instance-pacing';
 import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
 
@@ -21,12 +21,19 @@ import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
   controllers: [GatewayConfigsController],
   providers: [
     { provide: MessagingGateway, useClass: EvolutionApiGateway },
-    { provide: GatewayConfigsRepository, useClass: PgGatewayConfigsRepository },
+    GatewayConfigsRepository,
     { provide: InstancePacing, useClass: PgInstancePacing },
     GatewayConfigsService,
+    GatewayEventsSources,
     GatewayConfigUsageRegistry,
     DeliveryTrackingRegistrar,
   ],
-  exports: [MessagingGateway, GatewayConfigsService, GatewayConfigUsageRegistry, InstancePacing],
+  exports: [
+    MessagingGateway,
+    GatewayConfigsService,
+    GatewayEventsSources,
+    GatewayConfigUsageRegistry,
+    InstancePacing,
+  ],
 })
 export class GatewayModule {}

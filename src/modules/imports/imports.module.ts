@@ -5,8 +5,7 @@ import { ContactImportsController } from './api/contact-imports.controller';
 import { ContactImportsService } from './application/contact-imports.service';
 import { ImportJobWorker } from './application/import-job-worker';
 import { ImportJob } from './domain/import-job.entity';
-import { ImportJobsRepository } from './application/ports/import-jobs.repository';
-import { PgImportJobsRepository } from './infrastructure/import-jobs.repository';
+import { ImportJobsRepository } from './infrastructure/import-jobs.repository';
 import { importJobsRetention } from './infrastructure/import-jobs.retention';
 
 /**
@@ -16,11 +15,6 @@ import { importJobsRetention } from './infrastructure/import-jobs.retention';
 @Module({
   imports: [TypeOrmModule.forFeature([ImportJob]), UserDatabasesModule],
   controllers: [ContactImportsController],
-  providers: [
-    ContactImportsService,
-    importJobsRetention,
-    ImportJobWorker,
-    { provide: ImportJobsRepository, useClass: PgImportJobsRepository },
-  ],
+  providers: [ContactImportsService, importJobsRetention, ImportJobWorker, ImportJobsRepository],
 })
 export class ImportsModule {}

@@ -3,15 +3,14 @@ import { Module } from '@nestjs/common';
 import { NoticeWorker } from './application/notice-worker';
 import { NoticeQueue } from './application/ports/notice.queue';
 import { PgNoticeQueue } from './infrastructure/notice.queue';
-import { NoticesRepository } from './application/ports/notices.repository';
-import { PgNoticesRepository } from './infrastructure/notices.repository';
+import { NoticesRepository } from './infrastructure/notices.repository';
 import { noticesRetention } from './infrastructure/notices.retention';
 
 @Module({
   imports: [GatewayModule],
   providers: [
     { provide: NoticeQueue, useClass: PgNoticeQueue },
-    { provide: NoticesRepository, useClass: PgNoticesRepository },
+    NoticesRepository,
     NoticeWorker,
     noticesRetention,
   ],

@@ -17,18 +17,14 @@ import { UserDatabasesService } from './application/user-databases.service';
 import { UserDatabase } from './domain/user-database.entity';
 import { RecordIndexesRepository } from './application/ports/record-indexes.repository';
 import { PgRecordIndexesRepository } from './infrastructure/record-indexes.repository';
-import { RecordsRepository } from './application/ports/records.repository';
-import { PgRecordsRepository } from './infrastructure/records.repository';
-import { SystemContactsRepository } from './application/ports/system-contacts.repository';
-import { PgSystemContactsRepository } from './infrastructure/system-contacts.repository';
-import { UserDatabasesRepository } from './application/ports/user-databases.repository';
-import { RecordBatches } from './application/ports/record-batches';
+import { RecordsRepository } from './infrastructure/records.repository';
+import { SystemContactsRepository } from './infrastructure/system-contacts.repository';
+import { UserDatabasesRepository } from './infrastructure/user-databases.repository';
 import { TabularFiles } from './application/ports/tabular-files';
-import { PgRecordBatches } from './infrastructure/record-batch-writer';
+import { RecordBatches } from './infrastructure/record-batches.repository';
 import { PushImportPlanner } from './application/ports/push-import-planner';
 import { ThreadPushImportPlanner } from './infrastructure/push-import-planner/thread-push-import-planner';
 import { SniffedTabularFiles } from './infrastructure/tabular/open-tabular-file';
-import { PgUserDatabasesRepository } from './infrastructure/user-databases.repository';
 
 /**
  * Contact databases: file uploads, records, gateway sync, the SYSTEM database, and the
@@ -40,7 +36,7 @@ import { PgUserDatabasesRepository } from './infrastructure/user-databases.repos
   controllers: [UserDatabasesController, UserDatabaseRecordsController],
   providers: [
     MultipartFormReceiver,
-    { provide: RecordBatches, useClass: PgRecordBatches },
+    RecordBatches,
     { provide: TabularFiles, useClass: SniffedTabularFiles },
     { provide: PushImportPlanner, useClass: ThreadPushImportPlanner },
     UserDatabasesService,
@@ -52,10 +48,10 @@ import { PgUserDatabasesRepository } from './infrastructure/user-databases.repos
     UserDatabaseContactVariables,
     RecordIndexWorker,
     LargeDatabaseIndexing,
-    { provide: UserDatabasesRepository, useClass: PgUserDatabasesRepository },
-    { provide: RecordsRepository, useClass: PgRecordsRepository },
+    UserDatabasesRepository,
+    RecordsRepository,
+    SystemContactsRepository,
     { provide: RecordIndexesRepository, useClass: PgRecordIndexesRepository },
-    { provide: SystemContactsRepository, useClass: PgSystemContactsRepository },
   ],
   exports: [
     SystemContactsRecorder,

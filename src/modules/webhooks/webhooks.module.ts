@@ -4,12 +4,10 @@ import { WebhookDeliveryWorker } from './application/webhook-delivery.worker';
 import { WebhookSecrets } from './application/ports/webhook-secrets';
 import { SealedWebhookSecrets } from './infrastructure/webhook-secrets';
 import { WebhooksService } from './application/webhooks.service';
-import { WebhookDeliveriesRepository } from './application/ports/webhook-deliveries.repository';
-import { PgWebhookDeliveriesRepository } from './infrastructure/webhook-deliveries.repository';
+import { WebhookDeliveriesRepository } from './infrastructure/webhook-deliveries.repository';
 import { WebhookSender } from './application/ports/webhook-sender';
 import { HttpWebhookSender } from './infrastructure/webhook-sender';
-import { WebhooksRepository } from './application/ports/webhooks.repository';
-import { PgWebhooksRepository } from './infrastructure/webhooks.repository';
+import { WebhooksRepository } from './infrastructure/webhooks.repository';
 import { webhookDeliveriesRetention } from './infrastructure/webhook-deliveries.retention';
 
 /**
@@ -22,8 +20,8 @@ import { webhookDeliveriesRetention } from './infrastructure/webhook-deliveries.
   providers: [
     WebhooksService,
     webhookDeliveriesRetention,
-    { provide: WebhooksRepository, useClass: PgWebhooksRepository },
-    { provide: WebhookDeliveriesRepository, useClass: PgWebhookDeliveriesRepository },
+    WebhooksRepository,
+    WebhookDeliveriesRepository,
     { provide: WebhookSecrets, useClass: SealedWebhookSecrets },
     { provide: WebhookSender, useClass: HttpWebhookSender },
     WebhookDeliveryWorker,

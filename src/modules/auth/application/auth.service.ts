@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { CompanySession } from '../../../common/session/company-session';
 import { newOpaqueToken, sha256Hex } from '../../../common/crypto/hashing';
 import { isUniqueViolation } from '../../../common/errors/unique-violation';
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { AccessToken } from '../domain/access-token.entity';
@@ -16,8 +16,8 @@ import {
   WrongCredentialsError,
 } from '../domain/company.errors';
 import { AccessTokensRepository } from './ports/access-tokens.repository';
-import { CompaniesRepository } from './ports/companies.repository';
-import { LoginFailuresRepository } from './ports/login-failures.repository';
+import { CompaniesRepository } from '../infrastructure/companies.repository';
+import { LoginFailuresRepository } from '../infrastructure/login-failures.repository';
 import { PasswordHasher } from './password-hasher';
 import { SessionCache } from './session-cache.service';
 
@@ -36,7 +36,7 @@ export class AuthService {
   private readonly logger = new Logger(AuthService.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly companies: CompaniesRepository,
     private readonly tokens: AccessTokensRepository,
     private readonly loginFailures: LoginFailuresRepository,
@@ -67,9 +67,9 @@ export class AuthService {
     );
     const accessToken = newOpaqueToken();
     try {
-      await this.dataSource.transaction(async (manager) => {
-        await manager.save(company);
-        await manager.save(AccessToken.issue(company.id, sha256Hex(accessToken), now));
+      await this.unitOfWork.run(async (tx) => {
+        await this.companies.save(company, tx);
+        await this.tokens.save(AccessToken.issue(company.id, sha256Hex(accessToken), now), tx);
       });
     } catch (error) {
       if (isUniqueViolation(error)) {

@@ -4,7 +4,10 @@ import { AppConfig } from '../../../config/app-config.service';
 import { CompanyAdminChanges, SystemLimits } from '../domain/company.entity';
 import { CompanySubscription, SubscriptionFields } from '../domain/company-subscription.entity';
 import { CompanyNotFoundError } from '../domain/company.errors';
-import { CompaniesRepository, CompanyWithSubscription } from './ports/companies.repository';
+import {
+  CompaniesRepository,
+  CompanyWithSubscription,
+} from '../infrastructure/companies.repository';
 import { systemLimits } from './auth.service';
 import { SessionCache } from './session-cache.service';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../common/time/clock';
 import { Company, CompanySettingsChanges } from '../domain/company.entity';
 import { CompanyNotFoundError } from '../domain/company.errors';
-import { CompaniesRepository } from './ports/companies.repository';
+import { CompaniesRepository } from '../infrastructure/companies.repository';
 import { SessionCache } from './session-cache.service';
 import { checkSendingWindow } from '../../../common/time/sending-window';
 import { ValidationFailedError } from '../../../common/errors/domain-error';

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../../config/app-config.service';
 import type { AccessTokensRepository, TokenCompanyRow } from './ports/access-tokens.repository';
-import type { CompaniesRepository } from './ports/companies.repository';
+import type { CompaniesRepository } from '../infrastructure/companies.repository';
 import { SessionCache } from './session-cache.service';
 
 const ROW: TokenCompanyRow = {

@@ -5,7 +5,10 @@ import { sha256Hex } from '../../../common/crypto/hashing';
 import { AppConfig } from '../../../config/app-config.service';
 import { grantsServiceAccess } from '../domain/registration-type';
 import { AccessTokensRepository, TokenCompanyRow } from './ports/access-tokens.repository';
-import { CompaniesRepository, CompanyWithSubscription } from './ports/companies.repository';
+import {
+  CompaniesRepository,
+  CompanyWithSubscription,
+} from '../infrastructure/companies.repository';
 
 /**
  * Sessions and company views are cached for at most this long, so that admin changes,

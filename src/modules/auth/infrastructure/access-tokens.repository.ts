@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { managerOf } from '../../../database/transactions';
 import { AccessToken } from '../domain/access-token.entity';
 import {
   AccessTokensRepository,
@@ -11,11 +13,10 @@ import {
 export class PgAccessTokensRepository implements AccessTokensRepository {
   constructor(@InjectRepository(AccessToken) private readonly tokens: Repository<AccessToken>) {}
 
-  save(token: AccessToken): Promise<AccessToken> {
-    return this.tokens.save(token);
+  save(token: AccessToken, tx?: Transaction): Promise<AccessToken> {
+    return tx ? managerOf(tx).save(token) : this.tokens.save(token);
   }
 
-  /** One indexed lookup: the live token, its company and the company's subscription status. */
   async findLiveTokenCompany(tokenHash: string): Promise<TokenCompanyRow | null> {
     const rows: TokenCompanyRow[] = await this.tokens.query(
       `SELECT c.id AS company_id, c.name, c.email, c.is_active, c.registration_type,

@@ -1,16 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { managerOf } from '../../../database/transactions';
 import { Company } from '../domain/company.entity';
 import { CompanySubscription } from '../domain/company-subscription.entity';
-import {
-  CompaniesRepository,
-  CompanyWithSubscription,
-} from '../application/ports/companies.repository';
+
+export interface CompanyWithSubscription {
+  company: Company;
+  subscription: CompanySubscription | null;
+}
 
 /** Companies are the tenants themselves, so these methods are keyed by the company's own id. */
 @Injectable()
-export class PgCompaniesRepository implements CompaniesRepository {
+export class CompaniesRepository {
   constructor(
     @InjectRepository(Company) private readonly companies: Repository<Company>,
     @InjectRepository(CompanySubscription)
@@ -65,8 +68,8 @@ export class PgCompaniesRepository implements CompaniesRepository {
     }));
   }
 
-  save(company: Company): Promise<Company> {
-    return this.companies.save(company);
+  save(company: Company, tx?: Transaction): Promise<Company> {
+    return tx ? managerOf(tx).save(company) : this.companies.save(company);
   }
 
   saveSubscription(subscription: CompanySubscription): Promise<CompanySubscription> {

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { LoginFailuresRepository } from '../application/ports/login-failures.repository';
 
 /**
  * Failed logins per (e-mail, IP), kept in PostgreSQL so that every instance sees the same
  * count without a shared cache.
  */
 @Injectable()
-export class PgLoginFailuresRepository implements LoginFailuresRepository {
+export class LoginFailuresRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Failures inside the window, and when the oldest of them leaves it. */

@@ -9,7 +9,7 @@ import {
   RunStatus,
 } from '../domain/automation-rules';
 import { SCHEDULE_TYPES } from '../domain/automation-schedule';
-import type { AutomationRunRow } from '../application/ports/automations.repository';
+import type { AutomationRunRow } from '../domain/automation-run';
 import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
 import { PollDataResponse } from '../../campaigns/api/campaign.response';
 

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { GatewayConfigUsageRegistry } from '../../gateway/application/gateway-config-usage.registry';
-import { AutomationsRepository } from './ports/automations.repository';
+import { AutomationsRepository } from '../infrastructure/automations.repository';
 
 /** A gateway configuration cannot be deleted while an active automation sends through it. */
 @Injectable()

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { CampaignLifecycle } from '../../campaigns/application/campaign-lifecycle';
 import type {
   CampaignCounters,
@@ -7,7 +7,7 @@ import type {
   DispatchCampaign,
 } from '../../campaigns/application/ports/dispatch.repository';
 import { runEndingOf } from '../domain/automation-run';
-import { AutomationRunsRepository } from './ports/automation-runs.repository';
+import { AutomationRunsRepository } from '../infrastructure/automation-runs.repository';
 
 /**
  * Keeps a run's records as its campaign sends, in the engine's transactions: the sent-log
@@ -23,30 +23,30 @@ export class AutomationRunRecorder implements OnModuleInit {
   onModuleInit(): void {
     this.lifecycle.register({
       followsContactsOf: (campaign) => campaign.automationRunId !== null,
-      contactSent: (manager, campaign, contact) => this.logSent(manager, campaign, contact),
-      campaignEnded: (manager, campaign, counters, reason) =>
-        this.finishRun(manager, campaign, counters, reason),
+      contactSent: (tx, campaign, contact) => this.logSent(tx, campaign, contact),
+      campaignEnded: (tx, campaign, counters, reason) =>
+        this.finishRun(tx, campaign, counters, reason),
     });
   }
 
   private async logSent(
-    manager: EntityManager,
+    tx: Transaction,
     campaign: DispatchCampaign,
     contact: ContactToSend,
   ): Promise<void> {
     if (campaign.automationRunId !== null) {
-      await this.runs.logSent(manager, campaign.automationRunId, contact.phoneNumber);
+      await this.runs.logSent(tx, campaign.automationRunId, contact.phoneNumber);
     }
   }
 
   private async finishRun(
-    manager: EntityManager,
+    tx: Transaction,
     campaign: DispatchCampaign,
     counters: CampaignCounters,
     reason: string | null,
   ): Promise<void> {
     if (campaign.automationRunId !== null) {
-      await this.runs.end(manager, campaign.automationRunId, runEndingOf(reason), {
+      await this.runs.end(tx, campaign.automationRunId, runEndingOf(reason), {
         sent: counters.sentContacts,
         failed: counters.failedContacts,
         error: reason,

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DateTime } from 'luxon';
-import { DataSource, EntityManager } from 'typeorm';
+import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import { CampaignRuns } from '../../campaigns/application/campaign-runs.service';
 import { InvalidInputError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
@@ -11,12 +11,12 @@ import { GatewayConfigsService } from '../../gateway/application/gateway-configs
 import { NoticeQueue } from '../../notices/application/ports/notice.queue';
 import { Automation } from '../domain/automation.entity';
 import type { AutomationMessage } from '../domain/automation-rules';
-import { AutomationRunRow } from './ports/automations.repository';
+import type { AutomationRunRow } from '../domain/automation-run';
 import { AutomationDatabases } from './ports/automation-databases.port';
-import { AutomationRunsRepository, RunTrigger } from './ports/automation-runs.repository';
-import { RecipientSelection } from './ports/recipient-selection';
+import { AutomationRunsRepository, RunTrigger } from '../infrastructure/automation-runs.repository';
+import { RecipientSelection } from '../infrastructure/recipient-selection.repository';
 
-export type { RunTrigger } from './ports/automation-runs.repository';
+export type { RunTrigger } from '../infrastructure/automation-runs.repository';
 
 export class AutomationRunInProgressError extends InvalidInputError {
   constructor() {
@@ -36,7 +36,7 @@ export class AutomationRunner {
   private readonly logger = new Logger(AutomationRunner.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly runs: AutomationRunsRepository,
     private readonly selection: RecipientSelection,
     private readonly campaignRuns: CampaignRuns,
@@ -62,9 +62,9 @@ export class AutomationRunner {
     );
     const company = await this.settings.get(automation.companyId);
     const now = this.clock.now();
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.run(async (tx) => {
       const runId = await this.runs.open(
-        manager,
+        tx,
         { automationId: automation.id, companyId: automation.companyId, trigger, scheduledFor },
         now,
       );
@@ -72,12 +72,12 @@ export class AutomationRunner {
         throw new AutomationRunInProgressError();
       }
       const campaign = await this.campaignRuns.open(
-        manager,
+        tx,
         campaignFor(automation, config),
         runId,
         now,
       );
-      const counts = await this.selection.select(manager, {
+      const counts = await this.selection.select(tx, {
         companyId: automation.companyId,
         databaseId: automation.databaseConfigId,
         automationId: automation.id,
@@ -94,24 +94,24 @@ export class AutomationRunner {
         contactsInsertSql: (source, campaignIdParam, companyIdParam) =>
           this.campaignRuns.contactsInsertSql(source, campaignIdParam, companyIdParam),
       });
-      await this.runs.recordSelection(manager, runId, { ...counts, campaignId: campaign.id });
+      await this.runs.recordSelection(tx, runId, { ...counts, campaignId: campaign.id });
       if (counts.selected === 0) {
-        await this.finishEmpty(manager, automation, campaign.id, runId);
+        await this.finishEmpty(tx, automation, campaign.id, runId);
       } else {
-        await this.campaignRuns.launch(manager, campaign.id, counts.selected);
+        await this.campaignRuns.launch(tx, campaign.id, counts.selected);
       }
       this.logger.log(
         { automationId: automation.id, runId, trigger, ...counts },
         'Automation run started',
       );
-      return this.runs.find(manager, runId);
+      return this.runs.find(tx, runId);
     });
   }
 
   /** A scheduled time the service missed by more than the grace period: recorded, not sent. */
-  recordMissed(manager: EntityManager, automation: Automation, scheduledFor: Date): Promise<void> {
+  recordMissed(tx: Transaction, automation: Automation, scheduledFor: Date): Promise<void> {
     return this.runs.recordClosed(
-      manager,
+      tx,
       { automationId: automation.id, companyId: automation.companyId, scheduledFor },
       'miss',
       'Execução perdida: o serviço estava indisponível no horário agendado (mais de 6 horas atrás)',
@@ -130,15 +130,15 @@ export class AutomationRunner {
 
   /** Nobody to send to: the run ends at once, and its campaign is not kept. */
   private async finishEmpty(
-    manager: EntityManager,
+    tx: Transaction,
     automation: Automation,
     campaignId: number,
     runId: string,
   ): Promise<void> {
-    await this.campaignRuns.discard(manager, campaignId);
-    await this.runs.end(manager, runId, 'complete', 'withoutCampaign');
+    await this.campaignRuns.discard(tx, campaignId);
+    await this.runs.end(tx, runId, 'complete', 'withoutCampaign');
     if (automation.notificationPhone) {
-      await this.notices.enqueue(manager, {
+      await this.notices.enqueue(tx, {
         companyId: automation.companyId,
         gatewayConfigId: automation.gatewayConfigId,
         phoneNumber: automation.notificationPhone,

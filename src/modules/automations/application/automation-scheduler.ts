@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { DomainError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { Automation } from '../domain/automation.entity';
 import { nextRunAfter } from '../domain/automation-schedule';
 import { MISSED_RUN_GRACE_MS } from '../domain/automation-rules';
-import { AutomationsRepository } from './ports/automations.repository';
-import { AUTOMATIONS_CHANNEL } from './ports/automations.repository';
+import { AutomationsRepository } from '../infrastructure/automations.repository';
+import { AUTOMATIONS_CHANNEL } from '../infrastructure/automations.repository';
 import { AutomationRunInProgressError, AutomationRunner } from './automation-runner';
 
 const CLAIM_BATCH = 50;
@@ -24,7 +24,7 @@ export class AutomationScheduler extends BackgroundWorker {
   private readonly logger = new Logger(AutomationScheduler.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly automations: AutomationsRepository,
     private readonly runner: AutomationRunner,
     private readonly clock: Clock,
@@ -54,9 +54,7 @@ export class AutomationScheduler extends BackgroundWorker {
       return;
     }
     if (now.getTime() - scheduledFor.getTime() > MISSED_RUN_GRACE_MS) {
-      await this.dataSource.transaction((manager) =>
-        this.runner.recordMissed(manager, automation, scheduledFor),
-      );
+      await this.unitOfWork.run((tx) => this.runner.recordMissed(tx, automation, scheduledFor));
       this.logger.warn(
         { automationId: automation.id, scheduledFor },
         'Missed automation run skipped',

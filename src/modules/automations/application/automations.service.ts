@@ -3,7 +3,7 @@ import { GatewayMediaPreparer } from '../../campaigns/application/gateway-media.
 import { detectMediaType } from '../../campaigns/domain/media-kind';
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
-import { DataSource } from 'typeorm';
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { CompanySession } from '../../../common/session/company-session';
 import { InvalidInputError, ValidationFailedError } from '../../../common/errors/domain-error';
 import { normalizePhone } from '../../../common/phone/phone-number';
@@ -15,8 +15,9 @@ import { GatewayConfigsService } from '../../gateway/application/gateway-configs
 import { GatewayError, MessagingGateway } from '../../gateway/domain/messaging-gateway';
 import { Automation, AutomationChanges, AutomationSettings } from '../domain/automation.entity';
 import { CampaignRuns } from '../../campaigns/application/campaign-runs.service';
-import { RecipientSelection } from './ports/recipient-selection';
-import { AutomationRunRow, AutomationsRepository } from './ports/automations.repository';
+import { RecipientSelection } from '../infrastructure/recipient-selection.repository';
+import type { AutomationRunRow } from '../domain/automation-run';
+import { AutomationsRepository } from '../infrastructure/automations.repository';
 import { AutomationDatabases } from './ports/automation-databases.port';
 import { automationProblems, FieldErrors, normalizeNotificationPhone } from './automation-input';
 import { AutomationRunner } from './automation-runner';
@@ -31,7 +32,7 @@ export interface TestSendResult {
 @Injectable()
 export class AutomationsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly automations: AutomationsRepository,
     private readonly selection: RecipientSelection,
     private readonly campaignRuns: CampaignRuns,
@@ -94,10 +95,10 @@ export class AutomationsService {
     await this.automations.findOwnedOrFail(session.companyId, id);
     const now = this.clock.now();
     // A campaign still sending for one of its runs (one at most) is cancelled first.
-    await this.dataSource.transaction(async (manager) => {
-      const runIds = await this.automations.runIdsOf(manager, id);
-      await this.campaignRuns.cancelForRuns(manager, runIds, now);
-      await this.automations.delete(manager, session.companyId, id);
+    await this.unitOfWork.run(async (tx) => {
+      const runIds = await this.automations.runIdsOf(tx, id);
+      await this.campaignRuns.cancelForRuns(tx, runIds, now);
+      await this.automations.delete(tx, session.companyId, id);
     });
   }
 
@@ -120,7 +121,7 @@ export class AutomationsService {
     }
     const columns = await this.databases.columnsOf(session.companyId, automation.databaseConfigId);
     const values =
-      (await this.selection.firstMatchingValues(this.dataSource.manager, {
+      (await this.selection.firstMatchingValues({
         companyId: session.companyId,
         databaseId: automation.databaseConfigId,
         filters: automation.filters,

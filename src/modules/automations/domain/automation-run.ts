@@ -30,3 +30,24 @@ export const AUTOMATION_RUN_LIFECYCLE = new TransitionTable<RunStatus, Automatio
 export function runEndingOf(campaignFailureReason: string | null): AutomationRunAction {
   return campaignFailureReason ? 'fail' : 'complete';
 }
+
+/** A run as the API shows it. */
+export interface AutomationRunRow {
+  id: string;
+  automationId: number;
+  status: RunStatus;
+  trigger: string;
+  scheduledFor: Date | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  matchedRecords: number;
+  sent: number;
+  failed: number;
+  skippedByDedup: number;
+  skippedByBlockList: number;
+  skippedByLimit: number;
+  error: string | null;
+  /** From the run's campaign: messages delivered and read (receipts, when tracked). */
+  delivered: number;
+  read: number;
+}

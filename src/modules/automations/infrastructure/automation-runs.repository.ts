@@ -1,17 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
-import {
-  AutomationRunsRepository,
-  RunSelection,
-  RunTrigger,
-} from '../application/ports/automation-runs.repository';
-import type { AutomationRunRow } from '../application/ports/automations.repository';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute, queryRows } from '../../../database/query-rows';
+import { managerOf } from '../../../database/transactions';
 import {
   AUTOMATION_RUN_LIFECYCLE,
   AUTOMATION_RUN_OPENINGS,
   AutomationRunAction,
+  AutomationRunRow,
 } from '../domain/automation-run';
+
+export type RunTrigger = 'SCHEDULE' | 'MANUAL';
+
+/** What a run's selection found, as its record keeps it. */
+export interface RunSelection {
+  matched: number;
+  skippedByBlockList: number;
+  skippedByDedup: number;
+  skippedByLimit: number;
+  campaignId: number;
+}
 
 /** Runs as the API shows them; a running run's counts come live from its campaign. */
 export const RUN_SELECT = `
@@ -24,12 +32,20 @@ export const RUN_SELECT = `
          coalesce(c.delivered_contacts, 0) AS delivered, coalesce(c.read_contacts, 0) AS read
     FROM automation_runs r LEFT JOIN campaigns c ON c.id = r.campaign_id`;
 
+/**
+ * The runs of automations and their sent-log. Every status it writes comes from the run's
+ * lifecycle (domain/automation-run.ts).
+ */
 @Injectable()
-export class PgAutomationRunsRepository implements AutomationRunsRepository {
+export class AutomationRunsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * Opens a RUNNING run and stamps the automation's last run; null when one is already
+   * running (the partial unique index on RUNNING runs, across instances).
+   */
   async open(
-    manager: EntityManager,
+    tx: Transaction,
     run: {
       automationId: number;
       companyId: number;
@@ -39,7 +55,7 @@ export class PgAutomationRunsRepository implements AutomationRunsRepository {
     now: Date,
   ): Promise<string | null> {
     const rows = await queryRows<{ id: string }>(
-      manager,
+      tx,
       `INSERT INTO automation_runs (automation_id, company_id, status, trigger, scheduled_for, started_at)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (automation_id) WHERE status = 'RUNNING' DO NOTHING
@@ -56,32 +72,31 @@ export class PgAutomationRunsRepository implements AutomationRunsRepository {
     if (rows.length === 0) {
       return null;
     }
-    await manager.query(`UPDATE automations SET last_run_at = $2 WHERE id = $1`, [
+    await execute(tx, `UPDATE automations SET last_run_at = $2 WHERE id = $1`, [
       run.automationId,
       now,
     ]);
     return rows[0].id;
   }
 
+  /** Records a run that never sent: missed (SKIPPED) or unable to start (FAILED). */
   async recordClosed(
-    manager: EntityManager | null,
+    tx: Transaction | null,
     run: { automationId: number; companyId: number; scheduledFor: Date | null },
     opening: 'miss' | 'refuse',
     error: string,
   ): Promise<void> {
-    await (manager ?? this.dataSource.manager).query(
+    await execute(
+      tx ?? this.dataSource,
       `INSERT INTO automation_runs (automation_id, company_id, status, trigger, scheduled_for, started_at, finished_at, error)
        VALUES ($1, $2, $3, 'SCHEDULE', $4, now(), now(), left($5, 1000))`,
       [run.automationId, run.companyId, AUTOMATION_RUN_OPENINGS[opening], run.scheduledFor, error],
     );
   }
 
-  async recordSelection(
-    manager: EntityManager,
-    runId: string,
-    selection: RunSelection,
-  ): Promise<void> {
-    await manager.query(
+  async recordSelection(tx: Transaction, runId: string, selection: RunSelection): Promise<void> {
+    await execute(
+      tx,
       `UPDATE automation_runs SET matched_records = $2, skipped_by_block_list = $3, skipped_by_dedup = $4,
               skipped_by_limit = $5, campaign_id = $6 WHERE id = $1`,
       [
@@ -95,8 +110,9 @@ export class PgAutomationRunsRepository implements AutomationRunsRepository {
     );
   }
 
+  /** Ends a RUNNING run; `withoutCampaign` when its campaign was discarded. */
   async end(
-    manager: EntityManager,
+    tx: Transaction,
     runId: string,
     action: AutomationRunAction,
     outcome: { sent: number; failed: number; error: string | null } | 'withoutCampaign',
@@ -106,30 +122,36 @@ export class PgAutomationRunsRepository implements AutomationRunsRepository {
       AUTOMATION_RUN_LIFECYCLE.statusesAllowing(action),
     ];
     if (outcome === 'withoutCampaign') {
-      await manager.query(
+      await execute(
+        tx,
         `UPDATE automation_runs SET status = $2, finished_at = now(), campaign_id = NULL
           WHERE id = $1 AND status = ANY($3)`,
         [runId, ...move],
       );
       return;
     }
-    await manager.query(
+    await execute(
+      tx,
       `UPDATE automation_runs SET status = $2, finished_at = now(), sent = $4, failed = $5, error = $6
         WHERE id = $1 AND status = ANY($3)`,
       [runId, ...move, outcome.sent, outcome.failed, outcome.error],
     );
   }
 
-  async logSent(manager: EntityManager, runId: string, phoneNumber: string): Promise<void> {
-    await manager.query(
+  /** A message of the run went out: the sent-log row de-duplication reads. */
+  async logSent(tx: Transaction, runId: string, phoneNumber: string): Promise<void> {
+    await execute(
+      tx,
       `INSERT INTO automation_sent_log (automation_id, run_id, phone_number, sent_at)
        SELECT automation_id, id, $2, now() FROM automation_runs WHERE id = $1`,
       [runId, phoneNumber],
     );
   }
 
-  async find(manager: EntityManager, runId: string): Promise<AutomationRunRow> {
-    const rows: AutomationRunRow[] = await manager.query(`${RUN_SELECT} WHERE r.id = $1`, [runId]);
+  async find(tx: Transaction, runId: string): Promise<AutomationRunRow> {
+    const rows: AutomationRunRow[] = await managerOf(tx).query(`${RUN_SELECT} WHERE r.id = $1`, [
+      runId,
+    ]);
     return rows[0];
   }
 }

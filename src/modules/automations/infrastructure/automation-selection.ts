@@ -1,12 +1,34 @@
 import type { EntityManager } from 'typeorm';
-import { Injectable } from '@nestjs/common';
 import type { FilterableColumn } from '../application/ports/automation-databases.port';
-import {
-  RecipientSelection,
-  SelectionCounts,
-  SelectionRequest,
-} from '../application/ports/recipient-selection';
-import { AutomationFilter, TODAY } from '../domain/automation-rules';
+import { AutomationFilter, DedupStrategy, TODAY } from '../domain/automation-rules';
+
+export interface SelectionRequest {
+  companyId: number;
+  databaseId: number;
+  automationId: number;
+  campaignId: number;
+  filters: AutomationFilter[];
+  columns: FilterableColumn[];
+  /** The run's date in the schedule's zone, `YYYY-MM-DD`: what TODAY means. */
+  today: string;
+  applyBlockList: boolean;
+  dedupStrategy: DedupStrategy;
+  dedupCooldownDays: number | null;
+  sendLimit: number | null;
+  /**
+   * The campaigns module's INSERT of the chosen rows as the campaign's contacts
+   * (CampaignRuns.contactsInsertSql): the selection never writes that table itself.
+   */
+  contactsInsertSql: (source: string, campaignIdParam: string, companyIdParam: string) => string;
+}
+
+export interface SelectionCounts {
+  matched: number;
+  skippedByBlockList: number;
+  skippedByDedup: number;
+  skippedByLimit: number;
+  selected: number;
+}
 
 /** Bound parameters; every value the user wrote travels as one, never inside the SQL text. */
 class Params {
@@ -198,18 +220,4 @@ export async function firstMatchingValues(
     p.values,
   );
   return rows[0]?.values ?? null;
-}
-
-@Injectable()
-export class PgRecipientSelection implements RecipientSelection {
-  select(manager: EntityManager, request: SelectionRequest): Promise<SelectionCounts> {
-    return selectRecipients(manager, request);
-  }
-
-  firstMatchingValues(
-    manager: EntityManager,
-    request: Pick<SelectionRequest, 'companyId' | 'databaseId' | 'filters' | 'columns' | 'today'>,
-  ): Promise<Record<string, unknown> | null> {
-    return firstMatchingValues(manager, request);
-  }
 }

@@ -1,23 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { queryRows } from '../../../database/query-rows';
+import { managerOf } from '../../../database/transactions';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
+import type { AutomationRunRow } from '../domain/automation-run';
 import { Automation } from '../domain/automation.entity';
 import { RUN_SELECT } from './automation-runs.repository';
-import {
-  AutomationRunRow,
-  AutomationsRepository,
-  AUTOMATIONS_CHANNEL,
-} from '../application/ports/automations.repository';
+
+/** The NOTIFY channel the scheduler listens on: an automation's schedule changed. */
+export const AUTOMATIONS_CHANNEL = 'automations';
 
 export const AUTOMATION_KIND = { code: 'AUTOMATION', notFoundMessage: 'Automação não encontrada' };
 
 @Injectable()
-export class PgAutomationsRepository
-  extends TenantRepository<Automation>
-  implements AutomationsRepository
-{
+export class AutomationsRepository extends TenantRepository<Automation> {
   constructor(@InjectRepository(Automation) repository: Repository<Automation>) {
     super(repository, AUTOMATION_KIND);
   }
@@ -107,9 +105,9 @@ export class PgAutomationsRepository
     await this.repository.query(`SELECT pg_notify($1, '')`, [AUTOMATIONS_CHANNEL]);
   }
 
-  async runIdsOf(manager: EntityManager, automationId: number): Promise<string[]> {
+  async runIdsOf(tx: Transaction, automationId: number): Promise<string[]> {
     const rows = await queryRows<{ id: string }>(
-      manager,
+      tx,
       `SELECT id FROM automation_runs WHERE automation_id = $1`,
       [automationId],
     );
@@ -117,8 +115,8 @@ export class PgAutomationsRepository
   }
 
   /** Its runs and sent-log go with it (ON DELETE CASCADE). */
-  async delete(manager: EntityManager, companyId: number, id: number): Promise<void> {
-    await manager.getRepository(Automation).delete({ companyId, id });
+  async delete(tx: Transaction, companyId: number, id: number): Promise<void> {
+    await managerOf(tx).getRepository(Automation).delete({ companyId, id });
   }
 
   runs(automationId: number, limit: number): Promise<AutomationRunRow[]> {

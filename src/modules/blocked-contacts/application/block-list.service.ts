@@ -1,6 +1,6 @@
-import type { EntityManager } from 'typeorm';
 import { Injectable } from '@nestjs/common';
 import { normalizePhone } from '../../../common/phone/phone-number';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { BlockImportSummary, planBlockImport, summarizeBlockImport } from '../domain/block-import';
@@ -12,7 +12,7 @@ import {
 import type { BlockListStats } from '../domain/block-list-stats';
 import type { BlockedBy } from '../domain/blocked-by';
 import type { BlockedContact } from '../domain/blocked-contact.entity';
-import { BlockedContactsRepository } from './ports/blocked-contacts.repository';
+import { BlockedContactsRepository } from '../infrastructure/blocked-contacts.repository';
 
 export interface BlockedContactsPageQuery {
   page: number;
@@ -64,12 +64,12 @@ export class BlockListService {
    * A number that replied with an opt-out word: blocked (or re-activated) as OPT_OUT. Answers
    * whether this reply blocked it; a repeated reply changes nothing.
    */
-  async optOut(companyId: number, phone: string, manager?: EntityManager): Promise<boolean> {
+  async optOut(companyId: number, phone: string, tx?: Transaction): Promise<boolean> {
     const blocked = await this.contacts.blockOne(
       companyId,
       phone,
       { reason: 'descadastro por resposta', blockedBy: 'OPT_OUT', blockedAt: this.clock.now() },
-      manager,
+      tx,
     );
     return blocked !== null;
   }

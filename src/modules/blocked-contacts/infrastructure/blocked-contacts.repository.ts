@@ -1,14 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { queryRows } from '../../../database/query-rows';
 import type { BlockListStats } from '../domain/block-list-stats';
 import type { BlockedBy } from '../domain/blocked-by';
 import { BlockedContact } from '../domain/blocked-contact.entity';
-import {
-  ActivePageQuery,
-  BlockedContactsRepository,
-  NewBlock,
-} from '../application/ports/blocked-contacts.repository';
+
+export interface NewBlock {
+  reason: string | null;
+  blockedBy: BlockedBy;
+  blockedAt: Date;
+}
+
+export interface ActivePageQuery {
+  offset: number;
+  limit: number;
+  /** Digits that the number must contain; empty for every number. */
+  digits: string;
+}
 
 interface BlockedContactRow {
   id: string;
@@ -37,7 +47,7 @@ const UPSERT_BLOCKS = `
   RETURNING ${COLUMNS}`;
 
 @Injectable()
-export class PgBlockedContactsRepository implements BlockedContactsRepository {
+export class BlockedContactsRepository {
   constructor(
     @InjectRepository(BlockedContact) private readonly contacts: Repository<BlockedContact>,
   ) {}
@@ -47,9 +57,9 @@ export class PgBlockedContactsRepository implements BlockedContactsRepository {
     companyId: number,
     phone: string,
     block: NewBlock,
-    manager?: EntityManager,
+    tx?: Transaction,
   ): Promise<BlockedContact | null> {
-    const rows = await this.upsert(companyId, [phone], block, manager);
+    const rows = await this.upsert(companyId, [phone], block, tx);
     return rows[0] ? this.toEntity(rows[0]) : null;
   }
 
@@ -111,9 +121,9 @@ export class PgBlockedContactsRepository implements BlockedContactsRepository {
     companyId: number,
     phones: string[],
     block: NewBlock,
-    manager?: EntityManager,
+    tx?: Transaction,
   ): Promise<BlockedContactRow[]> {
-    return (manager ?? this.contacts.manager).query<BlockedContactRow[]>(UPSERT_BLOCKS, [
+    return queryRows<BlockedContactRow>(tx ?? this.contacts.manager, UPSERT_BLOCKS, [
       companyId,
       phones,
       block.reason,

@@ -11,7 +11,7 @@ import {
   progressPercentage,
   successRate,
 } from '../domain/campaign-stats';
-import type { CampaignContactRow } from '../application/ports/campaigns.repository';
+import type { CampaignContactRow } from '../domain/campaign-contact-row';
 import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
 
 export class GatewayConfigRef {

@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { DeliveryReceiptsRepository, Receipt } from './ports/delivery-receipts.repository';
+import type { Transaction } from '../../../common/persistence/transaction';
+import type { Receipt } from '../domain/delivery-receipt';
+import { DeliveryReceiptsRepository } from '../infrastructure/delivery-receipts.repository';
 import { CampaignDispatcher } from './campaign-dispatcher';
 
-export type { Receipt } from './ports/delivery-receipts.repository';
+export type { Receipt } from '../domain/delivery-receipt';
 
 /** How soon a campaign held for a closed instance looks again if no "open" event comes. */
 const CLOSED_INSTANCE_RECHECK_SECONDS = 60;
@@ -24,18 +25,18 @@ export class CampaignDeliveryEvents {
   ) {}
 
   /** Returns the key ids that matched a sent contact. */
-  applyReceipts(manager: EntityManager, receipts: Receipt[]): Promise<Set<string>> {
-    return this.receipts.apply(manager, receipts);
+  applyReceipts(tx: Transaction, receipts: Receipt[]): Promise<Set<string>> {
+    return this.receipts.apply(tx, receipts);
   }
 
   /** Counts the opt-out on the campaign whose message the person answered (null: none). */
   countOptOut(
-    manager: EntityManager,
+    tx: Transaction,
     companyId: number,
     gatewayConfigId: number,
     phones: string[],
   ): Promise<{ campaignId: number; automationRunId: string | null } | null> {
-    return this.receipts.countOptOut(manager, companyId, gatewayConfigId, phones);
+    return this.receipts.countOptOut(tx, companyId, gatewayConfigId, phones);
   }
 
   /** The instance closed: its campaigns stop sending now instead of on their next failed send. */

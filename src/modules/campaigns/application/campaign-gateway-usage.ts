@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { GatewayConfigUsageRegistry } from '../../gateway/application/gateway-config-usage.registry';
-import { CampaignsRepository } from './ports/campaigns.repository';
+import { CampaignsRepository } from '../infrastructure/campaigns.repository';
 
 /** A gateway configuration cannot be deleted while a live campaign sends through it. */
 @Injectable()

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import type {
   CampaignCounters,
   ContactToSend,
@@ -13,13 +13,9 @@ import type {
 export interface CampaignLifecycleListener {
   /** Whether contactSent has work for this campaign; without it, sends skip a transaction. */
   followsContactsOf?(campaign: DispatchCampaign): boolean;
-  contactSent?(
-    manager: EntityManager,
-    campaign: DispatchCampaign,
-    contact: ContactToSend,
-  ): Promise<void>;
+  contactSent?(tx: Transaction, campaign: DispatchCampaign, contact: ContactToSend): Promise<void>;
   campaignEnded?(
-    manager: EntityManager,
+    tx: Transaction,
     campaign: DispatchCampaign,
     counters: CampaignCounters,
     reason: string | null,
@@ -41,23 +37,23 @@ export class CampaignLifecycle {
   }
 
   async contactSent(
-    manager: EntityManager,
+    tx: Transaction,
     campaign: DispatchCampaign,
     contact: ContactToSend,
   ): Promise<void> {
     for (const listener of this.listeners) {
-      await listener.contactSent?.(manager, campaign, contact);
+      await listener.contactSent?.(tx, campaign, contact);
     }
   }
 
   async campaignEnded(
-    manager: EntityManager,
+    tx: Transaction,
     campaign: DispatchCampaign,
     counters: CampaignCounters,
     reason: string | null,
   ): Promise<void> {
     for (const listener of this.listeners) {
-      await listener.campaignEnded?.(manager, campaign, counters, reason);
+      await listener.campaignEnded?.(tx, campaign, counters, reason);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { Campaign, NewCampaign } from '../domain/campaign.entity';
-import { CampaignsRepository } from './ports/campaigns.repository';
+import { CampaignsRepository } from '../infrastructure/campaigns.repository';
 
 /**
  * Campaigns that carry another module's sends (an automation run's): the automations module
@@ -14,10 +14,10 @@ export class CampaignRuns {
   constructor(private readonly campaigns: CampaignsRepository) {}
 
   /** Creates the run's campaign (ACTIVE, no contacts yet). */
-  open(manager: EntityManager, props: NewCampaign, runId: string, now: Date): Promise<Campaign> {
+  open(tx: Transaction, props: NewCampaign, runId: string, now: Date): Promise<Campaign> {
     const campaign = Campaign.create(props, now);
     campaign.automationRunId = runId;
-    return this.campaigns.save(manager, campaign);
+    return this.campaigns.save(tx, campaign);
   }
 
   /** See CampaignsRepository.contactsInsertSql: the one way another module adds contacts. */
@@ -26,24 +26,24 @@ export class CampaignRuns {
   }
 
   /** Sets the number of contacts and wakes the dispatch loops of every instance. */
-  async launch(manager: EntityManager, campaignId: number, totalContacts: number): Promise<void> {
-    await this.campaigns.setContactCounts(manager, campaignId, totalContacts, 0);
-    await this.campaigns.announce(manager);
+  async launch(tx: Transaction, campaignId: number, totalContacts: number): Promise<void> {
+    await this.campaigns.setContactCounts(tx, campaignId, totalContacts, 0);
+    await this.campaigns.announce(tx);
   }
 
   /** Nobody to send to: the campaign is not kept. */
-  discard(manager: EntityManager, campaignId: number): Promise<void> {
-    return this.campaigns.discard(manager, campaignId);
+  discard(tx: Transaction, campaignId: number): Promise<void> {
+    return this.campaigns.discard(tx, campaignId);
   }
 
   /** Cancels the runs' campaigns still sending (Campaign.cancel), e.g. when their automation goes. */
-  async cancelForRuns(manager: EntityManager, runIds: string[], now: Date): Promise<void> {
+  async cancelForRuns(tx: Transaction, runIds: string[], now: Date): Promise<void> {
     if (runIds.length === 0) {
       return;
     }
-    for (const campaign of await this.campaigns.lockSendingForRuns(manager, runIds)) {
+    for (const campaign of await this.campaigns.lockSendingForRuns(tx, runIds)) {
       campaign.cancel(now);
-      await this.campaigns.saveTransition(manager, campaign);
+      await this.campaigns.saveTransition(tx, campaign);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import { CompanySession } from '../../../common/session/company-session';
 import {
   InvalidInputError,
@@ -10,28 +10,22 @@ import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
-import {
-  GatewayConfigsService,
-  GatewayConfigSummary,
-} from '../../gateway/application/gateway-configs.service';
-import {
-  GatewayError,
-  GatewayTarget,
-  MessagingGateway,
-} from '../../gateway/domain/messaging-gateway';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import { retriedEvent, startedEvent } from '../domain/campaign-events';
-import { Campaign } from '../domain/campaign.entity';
-import {
-  CampaignGatewayConfigRemovedError,
-  CampaignNothingToRetryError,
-  GatewayCheckFailedError,
-  NoValidContactsError,
-} from '../domain/campaign.errors';
+import { Campaign, NewCampaign } from '../domain/campaign.entity';
+import type { GatewayConfigSummary } from '../../gateway/application/gateway-configs.service';
+import { CampaignNothingToRetryError, NoValidContactsError } from '../domain/campaign.errors';
 import { RETRYABLE_FAILURE_KINDS } from '../domain/contact-failure-kind';
 import type { CampaignStatus } from '../domain/campaign-status';
-import { CampaignContactRow, CampaignsRepository } from './ports/campaigns.repository';
-import { CampaignInput, checkCampaignInput, prepareContacts } from './campaign-input';
+import type { CampaignContactRow } from '../domain/campaign-contact-row';
+import { CampaignsRepository } from '../infrastructure/campaigns.repository';
+import { CampaignGatewayCheck } from './campaign-gateway-check';
+import {
+  CampaignInput,
+  CheckedCampaignInput,
+  checkCampaignInput,
+  prepareContacts,
+} from './campaign-input';
 import { CampaignMediaCheck } from './campaign-media.check';
 import { ContactVariablesProvider } from './contact-variables.provider';
 import { DispatchWorker } from './dispatch-worker';
@@ -49,10 +43,9 @@ const CREATION_WINDOW_MS = 60 * 60 * 1000;
 @Injectable()
 export class CampaignsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly campaigns: CampaignsRepository,
-    private readonly gatewayConfigs: GatewayConfigsService,
-    private readonly gateway: MessagingGateway,
+    private readonly gatewayCheck: CampaignGatewayCheck,
     private readonly settings: CompanySettingsService,
     private readonly variables: ContactVariablesProvider,
     private readonly mediaCheck: CampaignMediaCheck,
@@ -100,40 +93,13 @@ export class CampaignsService {
     if (command.databaseConfigId !== undefined) {
       await this.variables.assertUsable(session.companyId, command.databaseConfigId);
     }
-    const resolved = await this.resolveGateway(session.companyId, command);
+    const resolved = await this.gatewayCheck.resolve(session.companyId, command);
     const campaign = Campaign.create(
-      {
-        companyId: session.companyId,
-        name: command.name.trim(),
-        description: command.description ?? null,
-        isTest: command.isTest ?? false,
-        isDraft: command.isDraft ?? false,
-        scheduledFor: checked.scheduledFor,
-        type: checked.type,
-        messageContent: command.message ?? null,
-        mediaUrl,
-        mediaType: checked.mediaType,
-        fileName: command.fileName ?? null,
-        caption: command.caption ?? null,
-        pollData: command.pollData
-          ? {
-              name: command.pollData.name,
-              options: command.pollData.options,
-              selectableCount: command.pollData.selectableCount,
-            }
-          : null,
-        gateway: resolved.config,
-        databaseConfigId: command.databaseConfigId ?? null,
-        minInterval: checked.minInterval,
-        maxInterval: checked.maxInterval,
-        notificationPhone: checked.notificationPhone,
-        sendingWindow: checked.sendingWindow,
-        longPause: checked.longPause,
-      },
+      newCampaignOf(session.companyId, command, checked, mediaUrl, resolved.config),
       now,
     );
-    await this.dataSource.transaction((manager) =>
-      this.persistNew(manager, campaign, contacts, company.blockedContactsEnabled, now),
+    await this.unitOfWork.run((tx) =>
+      this.persistNew(tx, campaign, contacts, company.blockedContactsEnabled, now),
     );
     if (campaign.status === 'ACTIVE') {
       this.worker.wake();
@@ -200,22 +166,20 @@ export class CampaignsService {
     const owned = await this.campaigns.findOwnedOrFail(session.companyId, id);
     // The state first, so that a refused retry never waits on the gateway; checked again below.
     owned.checkRetry(this.clock.now());
-    await this.assertCanSendThrough(owned);
-    const result = await this.dataSource.transaction(async (manager) => {
-      const locked = await this.campaigns.lockForUpdate(manager, id);
+    await this.gatewayCheck.assertCanSendThrough(owned);
+    const result = await this.unitOfWork.run(async (tx) => {
+      const locked = await this.campaigns.lockForUpdate(tx, id);
       locked.retry(this.clock.now());
-      const moved = await this.campaigns.retryFailed(manager, id, RETRYABLE_FAILURE_KINDS);
+      const moved = await this.campaigns.retryFailed(tx, id, RETRYABLE_FAILURE_KINDS);
       if (moved.retried === 0 && moved.unsent === 0) {
         throw new CampaignNothingToRetryError(); // rolls the statement back
       }
       locked.failedContacts = moved.failedContacts;
       locked.progressStep = moved.progressStep;
-      await this.campaigns.saveTransition(manager, locked);
+      await this.campaigns.saveTransition(tx, locked);
       // Only company campaigns reach here (findOwnedOrFail hides automation runs).
-      await this.outbox.append(manager, [
-        retriedEvent(locked, locked, this.clock.now(), moved.retried),
-      ]);
-      await this.campaigns.announce(manager);
+      await this.outbox.append(tx, [retriedEvent(locked, locked, this.clock.now(), moved.retried)]);
+      await this.campaigns.announce(tx);
       return { campaign: locked, retried: moved.retried };
     });
     this.worker.wake();
@@ -229,12 +193,12 @@ export class CampaignsService {
     change: (campaign: Campaign, now: Date) => void,
   ): Promise<Campaign> {
     await this.campaigns.findOwnedOrFail(session.companyId, id);
-    const campaign = await this.dataSource.transaction(async (manager) => {
-      const locked = await this.campaigns.lockForUpdate(manager, id);
+    const campaign = await this.unitOfWork.run(async (tx) => {
+      const locked = await this.campaigns.lockForUpdate(tx, id);
       change(locked, this.clock.now());
-      await this.campaigns.saveTransition(manager, locked);
+      await this.campaigns.saveTransition(tx, locked);
       if (locked.status === 'ACTIVE') {
-        await this.campaigns.announce(manager);
+        await this.campaigns.announce(tx);
       }
       return locked;
     });
@@ -242,33 +206,28 @@ export class CampaignsService {
   }
 
   private async persistNew(
-    manager: EntityManager,
+    tx: Transaction,
     campaign: Campaign,
     contacts: { phones: string[]; names: string[] },
     applyBlockList: boolean,
     now: Date,
   ): Promise<void> {
-    await this.campaigns.save(manager, campaign);
-    const inserted = await this.campaigns.insertContacts(
-      manager,
-      campaign,
-      contacts,
-      applyBlockList,
-    );
+    await this.campaigns.save(tx, campaign);
+    const inserted = await this.campaigns.insertContacts(tx, campaign, contacts, applyBlockList);
     if (inserted === 0) {
       throw new NoValidContactsError('Todos os contatos válidos estão na lista de bloqueio');
     }
     campaign.totalContacts = inserted;
     campaign.blockedContactsRemoved = contacts.phones.length - inserted;
     await this.campaigns.setContactCounts(
-      manager,
+      tx,
       campaign.id,
       inserted,
       campaign.blockedContactsRemoved,
     );
     if (campaign.status === 'ACTIVE') {
-      await this.outbox.append(manager, [startedEvent(campaign, campaign, now)]);
-      await this.campaigns.announce(manager);
+      await this.outbox.append(tx, [startedEvent(campaign, campaign, now)]);
+      await this.campaigns.announce(tx);
     }
   }
 
@@ -292,127 +251,42 @@ export class CampaignsService {
       );
     }
   }
-
-  /**
-   * The configuration to send through, its instance checked unless this is a draft. Inline
-   * credentials are kept as a saved configuration (key encrypted at rest), one per URL and
-   * instance, so every campaign response can name its gatewayConfig and the engine reads the
-   * key from one place; the newest key given wins, but only once the gateway accepted it: a
-   * typo must not break the campaigns already sending with the saved key.
-   */
-  private async resolveGateway(
-    companyId: number,
-    command: CreateCampaignCommand,
-  ): Promise<{ config: GatewayConfigSummary; target: GatewayTarget }> {
-    if (command.gatewayConfigId !== undefined) {
-      const resolved = await this.gatewayConfigs.resolveTarget(companyId, command.gatewayConfigId);
-      if (!command.isDraft) {
-        await this.assertInstanceConnected(resolved.target);
-      }
-      return resolved;
-    }
-    const input = {
-      name: (command.gatewayInstance as string).trim(),
-      url: (command.gatewayUrl as string).trim(),
-      apiKey: (command.gatewayApiKey as string).trim(),
-      instance: (command.gatewayInstance as string).trim(),
-    };
-    const existing = (await this.gatewayConfigs.list(companyId)).find(
-      (config) => config.url === input.url && config.instance === input.instance,
-    );
-    const current = existing
-      ? await this.gatewayConfigs.resolveTarget(companyId, existing.id).catch(() => null)
-      : null;
-    if (!command.isDraft) {
-      await this.assertInstanceConnected({
-        url: input.url,
-        apiKey: input.apiKey,
-        instance: input.instance,
-      });
-    } else if (existing && current?.target.apiKey !== input.apiKey) {
-      await this.assertKeyAccepted({
-        url: input.url,
-        apiKey: input.apiKey,
-        instance: input.instance,
-      });
-    }
-    if (current?.target.apiKey === input.apiKey) {
-      // The same key again (every campaign of an integration sends it) writes nothing: a
-      // rewrite per campaign made concurrent creations queue on the configuration's row.
-      return current;
-    }
-    const saved = existing
-      ? await this.gatewayConfigs.update(companyId, existing.id, { apiKey: input.apiKey })
-      : await this.gatewayConfigs.create(companyId, input);
-    return this.gatewayConfigs.resolveTarget(companyId, saved.id);
-  }
-
-  /**
-   * A retry goes through the campaign's configuration as it is now: it must still exist (a
-   * finished campaign does not keep it from being deleted) and its instance must be connected,
-   * as at creation, so that a retry does not fail again at once on a known cause.
-   */
-  private async assertCanSendThrough(campaign: Campaign): Promise<void> {
-    let target: GatewayTarget;
-    try {
-      ({ target } = await this.gatewayConfigs.resolveTarget(
-        campaign.companyId,
-        campaign.gatewayConfigId,
-      ));
-    } catch (error) {
-      if (error instanceof ResourceNotFoundError) {
-        throw new CampaignGatewayConfigRemovedError();
-      }
-      throw error;
-    }
-    await this.assertInstanceConnected(target);
-  }
-
-  /** A draft's new key for a saved configuration: the gateway must accept it, connected or not. */
-  private async assertKeyAccepted(target: GatewayTarget): Promise<void> {
-    try {
-      await this.gateway.connectionState(target);
-    } catch (error) {
-      if (!(error instanceof GatewayError)) {
-        throw error;
-      }
-      throw new GatewayCheckFailedError(gatewayCheckMessage(error));
-    }
-  }
-
-  /** Creation checks the gateway: unknown instance, refused key or a disconnected instance is a 400. */
-  private async assertInstanceConnected(target: GatewayTarget): Promise<void> {
-    try {
-      const state = await this.gateway.connectionState(target);
-      if (state !== 'open') {
-        throw new GatewayCheckFailedError(
-          `A instância do gateway não está conectada (estado: ${state})`,
-        );
-      }
-    } catch (error) {
-      if (!(error instanceof GatewayError)) {
-        throw error;
-      }
-      throw new GatewayCheckFailedError(gatewayCheckMessage(error));
-    }
-  }
 }
 
-function gatewayCheckMessage(error: GatewayError): string {
-  switch (error.kind) {
-    case 'bad_credentials':
-      return 'Credenciais do gateway inválidas: a chave de API foi recusada';
-    case 'unknown_instance':
-      return 'Credenciais do gateway inválidas: a instância não existe';
-    case 'disconnected':
-      return 'A instância do gateway não está conectada';
-    case 'target_refused':
-      return 'O endereço do gateway não é permitido';
-    case 'refused_number':
-    case 'rejected':
-    case 'transient':
-    case 'uncertain':
-    case 'media_unreachable':
-      return `Não foi possível verificar o gateway: ${error.message}`.slice(0, 300);
-  }
+/** The campaign a creation asks for, from its checked input. */
+function newCampaignOf(
+  companyId: number,
+  command: CreateCampaignCommand,
+  checked: CheckedCampaignInput,
+  mediaUrl: string | null,
+  gateway: GatewayConfigSummary,
+): NewCampaign {
+  return {
+    companyId,
+    name: command.name.trim(),
+    description: command.description ?? null,
+    isTest: command.isTest ?? false,
+    isDraft: command.isDraft ?? false,
+    scheduledFor: checked.scheduledFor,
+    type: checked.type,
+    messageContent: command.message ?? null,
+    mediaUrl,
+    mediaType: checked.mediaType,
+    fileName: command.fileName ?? null,
+    caption: command.caption ?? null,
+    pollData: command.pollData
+      ? {
+          name: command.pollData.name,
+          options: command.pollData.options,
+          selectableCount: command.pollData.selectableCount,
+        }
+      : null,
+    gateway,
+    databaseConfigId: command.databaseConfigId ?? null,
+    minInterval: checked.minInterval,
+    maxInterval: checked.maxInterval,
+    notificationPhone: checked.notificationPhone,
+    sendingWindow: checked.sendingWindow,
+    longPause: checked.longPause,
+  };
 }

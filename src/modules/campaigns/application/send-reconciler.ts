@@ -4,7 +4,10 @@ import { BackgroundWorker, WorkerContext } from '../../../common/work/background
 import { AppConfig } from '../../../config/app-config.service';
 import { MessagingGateway, StoredSentMessage } from '../../gateway/domain/messaging-gateway';
 import { candidateJids } from '../domain/whatsapp-jid';
-import { ReconciliationRepository, UncertainContact } from './ports/reconciliation.repository';
+import {
+  ReconciliationRepository,
+  UncertainContact,
+} from '../infrastructure/reconciliation.repository';
 import { CampaignGatewayTargets } from './campaign-gateway-targets';
 
 export const UNKNOWN_OUTCOME_REASON =

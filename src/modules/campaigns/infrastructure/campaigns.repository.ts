@@ -4,16 +4,14 @@ import type { ContactFailureKind } from '../domain/contact-failure-kind';
 import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { managerOf } from '../../../database/transactions';
 import { ResourceNotFoundError, TenantRepository } from '../../../common/tenancy/owned-resource';
 import { Campaign } from '../domain/campaign.entity';
 import type { CampaignStatus } from '../domain/campaign-status';
-import {
-  CampaignContactRow,
-  CampaignsRepository,
-  RetriedFailures,
-} from '../application/ports/campaigns.repository';
-import { onReadPool, queryRows } from '../../../database/query-rows';
+import type { CampaignContactRow } from '../domain/campaign-contact-row';
+import { execute, onReadPool, queryRows } from '../../../database/query-rows';
 import { IllegalTransitionError } from '../../../common/state/transition-table';
 
 export const CAMPAIGN_KIND = { code: 'CAMPAIGN', notFoundMessage: 'Campanha não encontrada' };
@@ -26,11 +24,18 @@ const RETRY = {
   unsent: CAMPAIGN_CONTACT_LIFECYCLE.sql('take').from,
 };
 
+/** What a retry moved, and the campaign's counters after it. */
+export interface RetriedFailures {
+  /** FAILED contacts put back to PENDING. */
+  retried: number;
+  /** Contacts that were already PENDING (a FAILED campaign's unsent ones): they go out too. */
+  unsent: number;
+  failedContacts: number;
+  progressStep: number;
+}
+
 @Injectable()
-export class PgCampaignsRepository
-  extends TenantRepository<Campaign>
-  implements CampaignsRepository
-{
+export class CampaignsRepository extends TenantRepository<Campaign> {
   constructor(@InjectRepository(Campaign) repository: Repository<Campaign>) {
     super(repository, CAMPAIGN_KIND);
   }
@@ -81,18 +86,21 @@ export class PgCampaignsRepository
     return rows[0];
   }
 
-  save(manager: EntityManager, campaign: Campaign): Promise<Campaign> {
-    return manager.save(campaign);
+  save(tx: Transaction, campaign: Campaign): Promise<Campaign> {
+    return managerOf(tx).save(campaign);
   }
 
   /** The campaign under its row lock (the engine takes the same lock), for a status change. */
-  lockForUpdate(manager: EntityManager, id: number): Promise<Campaign> {
-    return manager.findOneOrFail(Campaign, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  lockForUpdate(tx: Transaction, id: number): Promise<Campaign> {
+    return managerOf(tx).findOneOrFail(Campaign, {
+      where: { id },
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   /** Writes the columns that pause, resume, cancel and retry change. */
-  async saveTransition(manager: EntityManager, campaign: Campaign): Promise<void> {
-    await manager.update(Campaign, campaign.id, {
+  async saveTransition(tx: Transaction, campaign: Campaign): Promise<void> {
+    await managerOf(tx).update(Campaign, campaign.id, {
       status: campaign.status,
       pausedAt: campaign.pausedAt,
       pauseReason: campaign.pauseReason,
@@ -108,8 +116,15 @@ export class PgCampaignsRepository
     });
   }
 
+  /**
+   * A retry's contacts in one statement, the campaign row locked by the caller and its move
+   * (Campaign.retry) not yet saved: its FAILED contacts of `kinds` never retried before back to
+   * PENDING (attempts reset, failure cleared, retried_at set), failed_contacts and
+   * progress_step lowered by what moved, and the engine's own columns (lease, disconnection)
+   * cleared. The caller then saves the campaign's move with saveTransition.
+   */
   async retryFailed(
-    manager: EntityManager,
+    tx: Transaction,
     campaignId: number,
     kinds: readonly ContactFailureKind[],
   ): Promise<RetriedFailures> {
@@ -119,7 +134,7 @@ export class PgCampaignsRepository
     // Attempts start again at 0 (the engine allows 3 per contact); disconnected_since goes, or
     // a campaign failed by a long disconnection would fail again at its first closed answer.
     const rows = await queryRows<RetriedFailures>(
-      manager,
+      tx,
       `WITH retried AS (
          UPDATE campaign_contacts
             SET status = ${RETRY.contact.to}, retried_at = now(), retry_count = 0, next_attempt_at = NULL,
@@ -162,6 +177,7 @@ export class PgCampaignsRepository
     return rows.length > 0;
   }
 
+  /** ACTIVE campaigns sending through the configuration, apart from automation runs. */
   async activeSendersOf(
     companyId: number,
     gatewayConfigId: number,
@@ -186,7 +202,7 @@ export class PgCampaignsRepository
    * list (one anti-join) when `applyBlockList`. Returns how many were inserted.
    */
   async insertContacts(
-    manager: EntityManager,
+    tx: Transaction,
     campaign: { id: number; companyId: number },
     contacts: { phones: string[]; names: string[] },
     applyBlockList: boolean,
@@ -198,7 +214,7 @@ export class PgCampaignsRepository
             SELECT 1 FROM blocked_contacts b
              WHERE b.company_id = $2 AND b.phone_number = i.phone AND b.is_active)`
       : '';
-    const rows: Array<{ inserted: number }> = await manager.query(
+    const rows: Array<{ inserted: number }> = await managerOf(tx).query(
       `WITH input AS (
          SELECT phone, name, ord FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS u(phone, name, ord)
        ), kept AS (
@@ -215,12 +231,13 @@ export class PgCampaignsRepository
   }
 
   async setContactCounts(
-    manager: EntityManager,
+    tx: Transaction,
     campaignId: number,
     total: number,
     blockedRemoved: number,
   ): Promise<void> {
-    await manager.query(
+    await execute(
+      tx,
       `UPDATE campaigns SET total_contacts = $2, blocked_contacts_removed = $3 WHERE id = $1`,
       [campaignId, total, blockedRemoved],
     );
@@ -253,16 +270,18 @@ export class PgCampaignsRepository
   }
 
   /** Wakes the dispatch workers of every instance (LISTEN campaign_dispatch). */
-  async announce(manager: EntityManager): Promise<void> {
-    await manager.query(`SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
+  async announce(tx: Transaction): Promise<void> {
+    await execute(tx, `SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
   }
 
-  async discard(manager: EntityManager, campaignId: number): Promise<void> {
-    await manager.query(`DELETE FROM campaigns WHERE id = $1`, [campaignId]);
+  /** Deletes a campaign that never had a contact (an automation run that found nobody). */
+  async discard(tx: Transaction, campaignId: number): Promise<void> {
+    await execute(tx, `DELETE FROM campaigns WHERE id = $1`, [campaignId]);
   }
 
-  lockSendingForRuns(manager: EntityManager, runIds: string[]): Promise<Campaign[]> {
-    return manager
+  /** The still sending (ACTIVE or PAUSED) campaigns of these automation runs, row-locked. */
+  lockSendingForRuns(tx: Transaction, runIds: string[]): Promise<Campaign[]> {
+    return managerOf(tx)
       .getRepository(Campaign)
       .createQueryBuilder('campaign')
       .setLock('pessimistic_write')
@@ -271,6 +290,10 @@ export class PgCampaignsRepository
       .getMany();
   }
 
+  /**
+   * An INSERT of the rows of the CTE named `source` (columns id, phone, name) as the campaign's
+   * contacts, in `source`'s id order, `RETURNING 1` per row: for a caller's set-based selection.
+   */
   contactsInsertSql(source: string, campaignIdParam: string, companyIdParam: string): string {
     return campaignContactsInsertSql(source, campaignIdParam, companyIdParam);
   }

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { queryRows } from '../../../database/query-rows';
-import {
-  DeliveryReceiptsRepository,
-  Receipt,
-} from '../application/ports/delivery-receipts.repository';
+import type { Receipt } from '../domain/delivery-receipt';
 
 /**
  * Receipts, set-based: a batch of messages.update events is one statement that moves each
@@ -12,16 +10,16 @@ import {
  * counts, per campaign, the contacts that became delivered or read in it.
  */
 @Injectable()
-export class PgDeliveryReceiptsRepository implements DeliveryReceiptsRepository {
+export class DeliveryReceiptsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Applies the receipts; returns the key ids that matched a contact (others may come early). */
-  async apply(manager: EntityManager, receipts: Receipt[]): Promise<Set<string>> {
+  async apply(tx: Transaction, receipts: Receipt[]): Promise<Set<string>> {
     if (receipts.length === 0) {
       return new Set();
     }
     const rows = await queryRows<{ keyId: string }>(
-      manager,
+      tx,
       `WITH receipt AS (
          SELECT key_id, company_id, max(rank) AS rank, max(at) AS at, bool_or(rank = 0) AS error
            FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[]) AS r(key_id, company_id, rank, at)
@@ -69,13 +67,13 @@ export class PgDeliveryReceiptsRepository implements DeliveryReceiptsRepository 
    * sent to one of the number's forms; its opt-outs count one more. Null when none did.
    */
   async countOptOut(
-    manager: EntityManager,
+    tx: Transaction,
     companyId: number,
     gatewayConfigId: number,
     phones: string[],
   ): Promise<{ campaignId: number; automationRunId: string | null } | null> {
     const rows = await queryRows<{ campaignId: number; automationRunId: string | null }>(
-      manager,
+      tx,
       `UPDATE campaigns SET opted_out_contacts = opted_out_contacts + 1
         WHERE id = (SELECT k.id FROM campaigns k
                       JOIN campaign_contacts c ON c.campaign_id = k.id AND c.phone_number = ANY($3)

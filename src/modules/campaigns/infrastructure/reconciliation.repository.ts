@@ -8,10 +8,6 @@ import {
 } from '../domain/campaign-contact-status';
 import type { ContactFailureKind } from '../domain/contact-failure-kind';
 import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
-import {
-  ReconciliationRepository,
-  UncertainContact,
-} from '../application/ports/reconciliation.repository';
 
 const DELIVER = CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver');
 const WRITE_OFF = CAMPAIGN_CONTACT_LIFECYCLE.sql('writeOff');
@@ -21,13 +17,27 @@ const UNKNOWN_OUTCOME_KIND: ContactFailureKind = 'unknown_outcome';
 /** How long one look may take before another worker may look again. */
 const LOOK_LEASE_SECONDS = 120;
 
+/** A contact whose send outcome is unknown, due for a look into the gateway's store. */
+export interface UncertainContact {
+  id: string;
+  campaignId: number;
+  companyId: number;
+  gatewayConfigId: number;
+  phoneNumber: string;
+  sendingStartedAt: Date;
+  /** Looks already taken (0 at the first). */
+  attempts: number;
+  /** The database clock now: the end of the window searched. */
+  now: Date;
+}
+
 /**
  * The SQL of reconciliation: UNCERTAIN contacts are claimed with SKIP LOCKED, their
  * `reconcile_at` pushed forward as a lease, and resolved with the same guarded transitions and
  * in-statement counters as the engine's other outcomes.
  */
 @Injectable()
-export class PgReconciliationRepository implements ReconciliationRepository {
+export class ReconciliationRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async claimDue(limit: number): Promise<UncertainContact[]> {
@@ -60,7 +70,10 @@ export class PgReconciliationRepository implements ReconciliationRepository {
     return new Set(rows.map((row) => row.id));
   }
 
-  /** Found in the gateway's store: SENT with its key id, counted, the campaign woken. */
+  /**
+   * Found in the gateway's store: SENT with its key id, counted, the campaign woken. False
+   * when the contact was no longer UNCERTAIN (nothing moved).
+   */
   async resolveAsSent(
     contact: UncertainContact,
     messageId: string,
@@ -92,7 +105,7 @@ export class PgReconciliationRepository implements ReconciliationRepository {
     );
   }
 
-  /** Never found: FAILED with an unknown outcome, counted apart, never sent again. */
+  /** Never found: FAILED with an unknown outcome, counted apart, never sent again. False: nothing moved. */
   async writeOff(contact: UncertainContact, reason: string): Promise<boolean> {
     const moved = await queryRows<{ id: number }>(
       this.dataSource,

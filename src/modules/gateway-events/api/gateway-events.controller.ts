@@ -11,8 +11,8 @@ import { Metrics } from '../../../common/metrics/metrics';
 import { EVENTS_SECRET_HEADER } from '../../gateway/application/delivery-tracking.registrar';
 import {
   EventsSource,
-  GatewayConfigsService,
-} from '../../gateway/application/gateway-configs.service';
+  GatewayEventsSources,
+} from '../../gateway/application/gateway-events-sources';
 import type { EventsRefusal } from '../../gateway/domain/gateway-config.entity';
 import { GatewayEventEnvelope, parseEnvelope, unauthorizedEvent } from '../domain/gateway-event';
 import { GatewayEventIntake } from '../application/gateway-event-intake';
@@ -38,7 +38,7 @@ export class GatewayEventsController {
   private readonly logger = new Logger(GatewayEventsController.name);
 
   constructor(
-    private readonly configs: GatewayConfigsService,
+    private readonly sources: GatewayEventsSources,
     private readonly intake: GatewayEventIntake,
     private readonly metrics: Metrics,
   ) {}
@@ -95,7 +95,7 @@ export class GatewayEventsController {
     if (
       apikey &&
       !source.apiKeys.some((key) => secretsEqual(key, apikey)) &&
-      !(await this.configs.learnInstanceToken(source.gatewayConfigId, apikey))
+      !(await this.sources.learnInstanceToken(source.gatewayConfigId, apikey))
     ) {
       await this.refuse(source, 'APIKEY_MISMATCH', 'apikey');
     }
@@ -114,7 +114,7 @@ export class GatewayEventsController {
         ? "Gateway event refused: its apikey is neither the configuration's key nor the instance's token"
         : "Gateway event refused: it names another instance than the configuration's",
     );
-    await this.configs.recordEventsRefused(source.gatewayConfigId, refusal);
+    await this.sources.recordEventsRefused(source.gatewayConfigId, refusal);
     throw unauthorizedEvent();
   }
 }

@@ -14,8 +14,8 @@ import { AppConfig } from '../../../config/app-config.service';
 import { EVENTS_SECRET_HEADER } from '../../gateway/application/delivery-tracking.registrar';
 import {
   EventsSource,
-  GatewayConfigsService,
-} from '../../gateway/application/gateway-configs.service';
+  GatewayEventsSources,
+} from '../../gateway/application/gateway-events-sources';
 
 /** Everything under the events route, matched as Express routes: without regard to case. */
 const EVENTS_ROUTES = /^\/api\/gateway-events(\/|$)/i;
@@ -38,12 +38,12 @@ export function eventsSourceOf(request: IncomingMessage): EventsSource | undefin
  * X-RateLimit-* headers); events that pass never do, so a gateway that also carries a deleted
  * configuration's events keeps delivering everyone else's. Once an address's budget is spent,
  * its requests are answered from memory: only configurations this instance found before are
- * looked up (GatewayConfigsService.eventsSource), so guessed ids cost no query.
+ * looked up (GatewayEventsSources.eventsSource), so guessed ids cost no query.
  */
 @Injectable()
 export class GatewayEventsGate implements NestMiddleware {
   constructor(
-    private readonly configs: GatewayConfigsService,
+    private readonly sources: GatewayEventsSources,
     private readonly limiter: RateLimiter,
     private readonly metrics: Metrics,
     private readonly config: AppConfig,
@@ -72,7 +72,7 @@ export class GatewayEventsGate implements NestMiddleware {
       return null;
     }
     const spent = (this.spentUntil.get(window.key)?.value ?? 0) > Date.now();
-    return this.configs.eventsSource(id, secret, spent);
+    return this.sources.eventsSource(id, secret, spent);
   }
 
   private async refuse(request: Request, response: Response, window: RateWindow): Promise<never> {

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import { faultCode, faultReason, isDataFault } from '../../../common/errors/data-fault';
 import { Metrics } from '../../../common/metrics/metrics';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
@@ -62,6 +62,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
 
   constructor(
     private readonly events: GatewayEventsRepository,
+    private readonly unitOfWork: UnitOfWork,
     private readonly campaigns: CampaignDeliveryEvents,
     private readonly blockList: BlockListService,
     private readonly settings: CompanySettingsService,
@@ -95,15 +96,13 @@ export class GatewayEventProcessor extends BackgroundWorker {
    */
   private async applyMessages(): Promise<number> {
     try {
-      return await this.events.transaction(async (manager) => {
-        const batch = await this.events.claimDue(manager, BATCH);
-        await this.settle(manager, batch, await this.applyEvents(manager, batch));
+      return await this.unitOfWork.run(async (tx) => {
+        const batch = await this.events.claimDue(tx, BATCH);
+        await this.settle(tx, batch, await this.applyEvents(tx, batch));
         return batch.length;
       });
     } catch {
-      const { claimed, setAside } = await this.events.transaction((manager) =>
-        this.applyBisected(manager),
-      );
+      const { claimed, setAside } = await this.unitOfWork.run((tx) => this.applyBisected(tx));
       setAside.forEach((event) => this.metrics.countGatewayEventSetAside(event.event));
       return claimed;
     }
@@ -111,14 +110,14 @@ export class GatewayEventProcessor extends BackgroundWorker {
 
   /** The batch again, bisected (applyBisecting): the events that fail alone are left out. */
   private async applyBisected(
-    manager: EntityManager,
+    tx: Transaction,
   ): Promise<{ claimed: number; setAside: StoredGatewayEvent[] }> {
-    const batch = await this.events.claimDue(manager, BATCH);
+    const batch = await this.events.claimDue(tx, BATCH);
     const outcome: Bisection = { waiting: new Set(), setAside: [], retried: [] };
-    await this.applyBisecting(manager, batch, outcome);
+    await this.applyBisecting(tx, batch, outcome);
     const failed = new Set([...outcome.setAside, ...outcome.retried]);
     const applied = batch.filter((event) => !failed.has(event));
-    await this.settle(manager, applied, outcome.waiting);
+    await this.settle(tx, applied, outcome.waiting);
     return { claimed: batch.length, setAside: outcome.setAside };
   }
 
@@ -128,7 +127,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
    * An error that leaves no savepoint to return to (a lost connection) fails the whole pass.
    */
   private async applyBisecting(
-    manager: EntityManager,
+    tx: Transaction,
     events: StoredGatewayEvent[],
     outcome: Bisection,
   ): Promise<void> {
@@ -136,50 +135,45 @@ export class GatewayEventProcessor extends BackgroundWorker {
       return;
     }
     try {
-      const waiting = await this.events.inSavepoint(manager, () =>
-        this.applyEvents(manager, events),
-      );
+      const waiting = await this.events.inSavepoint(tx, () => this.applyEvents(tx, events));
       waiting.forEach((id) => outcome.waiting.add(id));
       return;
     } catch (error) {
       if (events.length === 1) {
-        if (await this.retriedAfterFault(events, error, manager)) {
+        if (await this.retriedAfterFault(events, error, tx)) {
           outcome.retried.push(events[0]);
         } else {
-          await this.setAside(events[0], error, manager);
+          await this.setAside(events[0], error, tx);
           outcome.setAside.push(events[0]);
         }
         return;
       }
     }
     const half = Math.ceil(events.length / 2);
-    await this.applyBisecting(manager, events.slice(0, half), outcome);
-    await this.applyBisecting(manager, events.slice(half), outcome);
+    await this.applyBisecting(tx, events.slice(0, half), outcome);
+    await this.applyBisecting(tx, events.slice(half), outcome);
   }
 
   /** Answers the events to try again later (receipts whose message is not known yet). */
-  private async applyEvents(
-    manager: EntityManager,
-    events: StoredGatewayEvent[],
-  ): Promise<Set<string>> {
-    const waiting = await this.applyReceipts(manager, events);
+  private async applyEvents(tx: Transaction, events: StoredGatewayEvent[]): Promise<Set<string>> {
+    const waiting = await this.applyReceipts(tx, events);
     for (const event of events.filter((e) => e.event === 'messages.upsert')) {
-      await this.applyReply(manager, event);
+      await this.applyReply(tx, event);
     }
     return waiting;
   }
 
   /** Applied events go; those waiting for their message are tried again a little later. */
   private async settle(
-    manager: EntityManager,
+    tx: Transaction,
     events: StoredGatewayEvent[],
     waiting: Set<string>,
   ): Promise<void> {
     await this.events.delete(
       events.filter((e) => !waiting.has(e.id)).map((e) => e.id),
-      manager,
+      tx,
     );
-    await this.events.retryLater(manager, [...waiting], EARLY_RECEIPT_RETRY_MS);
+    await this.events.retryLater(tx, [...waiting], EARLY_RECEIPT_RETRY_MS);
   }
 
   /**
@@ -189,7 +183,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
   private async retriedAfterFault(
     events: StoredGatewayEvent[],
     error: unknown,
-    manager?: EntityManager,
+    tx?: Transaction,
   ): Promise<boolean> {
     const faults = 1 + Math.max(...events.map((event) => event.faults));
     if (isDataFault(error) || faults >= MAX_FAULTS) {
@@ -207,7 +201,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
       'Gateway event failed: tried again later',
     );
     const ids = events.map((event) => event.id);
-    await this.events.retryAfterFault(ids, FAULT_BACKOFF_MS, manager);
+    await this.events.retryAfterFault(ids, FAULT_BACKOFF_MS, tx);
     return true;
   }
 
@@ -215,7 +209,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
   private async setAside(
     event: StoredGatewayEvent,
     error: unknown,
-    manager?: EntityManager,
+    tx?: Transaction,
   ): Promise<void> {
     this.logger.warn(
       {
@@ -227,7 +221,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
       },
       'Gateway event set aside: it cannot be applied',
     );
-    await this.events.setAside(event.id, faultReason(error), manager);
+    await this.events.setAside(event.id, faultReason(error), tx);
   }
 
   /**
@@ -276,10 +270,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
   }
 
   /** Applies the batch's receipts; answers the events whose message is not known yet. */
-  private async applyReceipts(
-    manager: EntityManager,
-    batch: StoredGatewayEvent[],
-  ): Promise<Set<string>> {
+  private async applyReceipts(tx: Transaction, batch: StoredGatewayEvent[]): Promise<Set<string>> {
     const receipts: Array<{ event: StoredGatewayEvent; receipt: Receipt }> = [];
     for (const event of batch.filter((e) => e.event === 'messages.update')) {
       const found = receiptOf(eventData(event.payload));
@@ -296,7 +287,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
       }
     }
     const matched = await this.campaigns.applyReceipts(
-      manager,
+      tx,
       receipts.map((r) => r.receipt),
     );
     return new Set(
@@ -311,7 +302,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
    * campaign and automation skips it at its next send), is counted on the campaign answered,
    * announced to the company's webhooks and, when the company set one, confirmed once.
    */
-  private async applyReply(manager: EntityManager, event: StoredGatewayEvent): Promise<void> {
+  private async applyReply(tx: Transaction, event: StoredGatewayEvent): Promise<void> {
     const reply = replyOf(eventData(event.payload));
     if (!reply) {
       return;
@@ -320,12 +311,12 @@ export class GatewayEventProcessor extends BackgroundWorker {
     if (!isOptOut(reply.text, company.effectiveOptOutWords)) {
       return;
     }
-    if (!(await this.blockList.optOut(event.companyId, reply.phone, manager))) {
+    if (!(await this.blockList.optOut(event.companyId, reply.phone, tx))) {
       return;
     }
     const phones = candidateJids(reply.phone).map((jid) => jid.split('@')[0]);
     const answered = await this.campaigns.countOptOut(
-      manager,
+      tx,
       event.companyId,
       event.gatewayConfigId,
       phones,
@@ -334,7 +325,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
       { companyId: event.companyId, campaignId: answered?.campaignId ?? null },
       'Opt-out by reply: number blocked',
     );
-    await this.outbox.append(manager, [
+    await this.outbox.append(tx, [
       {
         companyId: event.companyId,
         campaignId: answered?.automationRunId === null ? answered.campaignId : null,
@@ -349,7 +340,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
       },
     ]);
     if (company.optOutConfirmation) {
-      await this.notices.enqueue(manager, {
+      await this.notices.enqueue(tx, {
         companyId: event.companyId,
         gatewayConfigId: event.gatewayConfigId,
         phoneNumber: reply.phone,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute, queryRows } from '../../../database/query-rows';
 import { CONNECTION_COALESCE_MS } from '../domain/connection-events';
 import {
   GatewayEventsRepository,
@@ -26,19 +27,15 @@ const MESSAGES_PENDING = `failed_at IS NULL AND event <> 'connection.update'`;
 export class PgGatewayEventsRepository implements GatewayEventsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
-  }
-
-  async inSavepoint<T>(manager: EntityManager, work: () => Promise<T>): Promise<T> {
-    await manager.query('SAVEPOINT gateway_event');
+  async inSavepoint<T>(tx: Transaction, work: () => Promise<T>): Promise<T> {
+    await execute(tx, 'SAVEPOINT gateway_event');
     try {
       const result = await work();
-      await manager.query('RELEASE SAVEPOINT gateway_event');
+      await execute(tx, 'RELEASE SAVEPOINT gateway_event');
       return result;
     } catch (error) {
-      await manager.query('ROLLBACK TO SAVEPOINT gateway_event');
-      await manager.query('RELEASE SAVEPOINT gateway_event');
+      await execute(tx, 'ROLLBACK TO SAVEPOINT gateway_event');
+      await execute(tx, 'RELEASE SAVEPOINT gateway_event');
       throw error;
     }
   }
@@ -81,9 +78,9 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
    * earliest; up to `limit` of those with some due, earliest first, get an equal share of the
    * batch, taken in their due order and locked (SKIP LOCKED). A company alone gets it all.
    */
-  async claimDue(manager: EntityManager, limit: number): Promise<StoredGatewayEvent[]> {
+  async claimDue(tx: Transaction, limit: number): Promise<StoredGatewayEvent[]> {
     return queryRows<StoredGatewayEvent>(
-      manager,
+      tx,
       `WITH RECURSIVE pending AS (
          (SELECT company_id, next_attempt_at FROM gateway_events
            WHERE ${MESSAGES_PENDING} ORDER BY company_id, next_attempt_at LIMIT 1)
@@ -141,18 +138,20 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
     );
   }
 
-  async delete(ids: string[], manager?: EntityManager): Promise<void> {
+  async delete(ids: string[], tx?: Transaction): Promise<void> {
     if (ids.length > 0) {
-      await (manager ?? this.dataSource).query(
+      await execute(
+        tx ?? this.dataSource,
         `DELETE FROM gateway_events WHERE id = ANY($1::bigint[])`,
         [ids],
       );
     }
   }
 
-  async retryLater(manager: EntityManager, ids: string[], delayMs: number): Promise<void> {
+  async retryLater(tx: Transaction, ids: string[], delayMs: number): Promise<void> {
     if (ids.length > 0) {
-      await manager.query(
+      await execute(
+        tx,
         `UPDATE gateway_events SET attempts = attempts + 1,
                 next_attempt_at = now() + make_interval(secs => $2::float / 1000)
           WHERE id = ANY($1::bigint[])`,
@@ -162,9 +161,10 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
   }
 
   /** `faults` grows by one; the event is due again after baseMs × 2^(its faults so far). */
-  async retryAfterFault(ids: string[], baseMs: number, manager?: EntityManager): Promise<void> {
+  async retryAfterFault(ids: string[], baseMs: number, tx?: Transaction): Promise<void> {
     if (ids.length > 0) {
-      await (manager ?? this.dataSource).query(
+      await execute(
+        tx ?? this.dataSource,
         `UPDATE gateway_events SET faults = faults + 1,
                 next_attempt_at = now() + make_interval(secs => $2::float / 1000 * 2 ^ faults)
           WHERE id = ANY($1::bigint[])`,
@@ -173,8 +173,9 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
     }
   }
 
-  async setAside(id: string, reason: string, manager?: EntityManager): Promise<void> {
-    await (manager ?? this.dataSource).query(
+  async setAside(id: string, reason: string, tx?: Transaction): Promise<void> {
+    await execute(
+      tx ?? this.dataSource,
       `UPDATE gateway_events SET failed_at = now(), failure = left($2, 300) WHERE id = $1`,
       [id, reason],
     );

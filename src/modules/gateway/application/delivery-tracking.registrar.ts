@@ -9,7 +9,7 @@ import { AppConfig } from '../../../config/app-config.service';
 import type { GatewayConfig } from '../domain/gateway-config.entity';
 import { gatewayFailure } from '../domain/gateway-config.errors';
 import { GatewayError, GatewayTarget, MessagingGateway } from '../domain/messaging-gateway';
-import { GatewayConfigsRepository } from './ports/gateway-configs.repository';
+import { GatewayConfigsRepository } from '../infrastructure/gateway-configs.repository';
 
 /** The header the gateway sends with every event; its value is the configuration's secret. */
 export const EVENTS_SECRET_HEADER = 'x-campaign-service-secret';

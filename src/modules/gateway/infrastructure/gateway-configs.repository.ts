@@ -6,17 +6,13 @@ import { queryRows } from '../../../database/query-rows';
 import { EventsRefusal, GatewayConfig } from '../domain/gateway-config.entity';
 import { GATEWAY_CONFIG } from '../domain/gateway-config.errors';
 import { PgNotifications } from '../../../common/work/pg-notifications';
-import { GatewayConfigsRepository } from '../application/ports/gateway-configs.repository';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 /** Every committed change to a configuration, announced with its id as the payload. */
 const CHANGES_CHANNEL = 'gateway_configs';
 
 @Injectable()
-export class PgGatewayConfigsRepository
-  extends TenantRepository<GatewayConfig>
-  implements GatewayConfigsRepository
-{
+export class GatewayConfigsRepository extends TenantRepository<GatewayConfig> {
   private readonly changeListeners: Array<(id: number | null) => void> = [];
 
   constructor(
@@ -26,6 +22,11 @@ export class PgGatewayConfigsRepository
     super(configs, GATEWAY_CONFIG);
   }
 
+  /**
+   * Calls `listener` with a configuration's id after each of its changes commits: at once for a
+   * change made by this instance, through a notification for one made by another instance;
+   * with null when notifications may have been missed (any configuration may have changed).
+   */
   async watchChanges(listener: (id: number | null) => void): Promise<void> {
     this.changeListeners.push(listener);
     await this.notifications.subscribe(CHANGES_CHANNEL, (payload) =>
@@ -72,6 +73,7 @@ export class PgGatewayConfigsRepository
     return saved;
   }
 
+  /** Writes only the webhook's state (TrackingState and the refusal), nothing else of the row. */
   async saveTracking(config: GatewayConfig): Promise<void> {
     await this.repository.update(config.id, {
       ...config.tracking,
@@ -82,6 +84,7 @@ export class PgGatewayConfigsRepository
     await this.announce(config.id);
   }
 
+  /** The ids of the configurations that track delivery; of `ids` only, when given. */
   async trackingIds(ids?: number[]): Promise<number[]> {
     const query = this.repository
       .createQueryBuilder('config')
@@ -94,6 +97,11 @@ export class PgGatewayConfigsRepository
     return rows.map((row) => Number(row.id));
   }
 
+  /**
+   * Stores the instance's token learned for `config`, only while the row still tracks with the
+   * secret `config` was read with: a stop or a new registration since then wins. False when it
+   * did not.
+   */
   async recordInstanceToken(
     config: GatewayConfig,
     instanceTokenEncrypted: string,
@@ -117,6 +125,7 @@ export class PgGatewayConfigsRepository
     return true;
   }
 
+  /** Remembers that an event with the right secret was refused, and why. */
   async recordEventsRefused(id: number, reason: EventsRefusal, at: Date): Promise<void> {
     await this.repository.update(id, { eventsRefusedAt: at, eventsRefusedReason: reason });
   }

@@ -6,7 +6,7 @@ import {
   PushImports,
 } from '../../user-databases/application/push-imports.service';
 import type { ImportJob } from '../domain/import-job.entity';
-import { ImportJobsRepository } from './ports/import-jobs.repository';
+import { ImportJobsRepository } from '../infrastructure/import-jobs.repository';
 
 /**
  * Push imports as the API takes them: at once (201), through the user-databases module's

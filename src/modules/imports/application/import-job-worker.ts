@@ -2,9 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DomainError } from '../../../common/errors/domain-error';
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
-import { ClaimedJob, ImportJobsRepository } from './ports/import-jobs.repository';
-import { IMPORT_CHANNEL } from './ports/import-jobs.repository';
+import { ClaimedJob, ImportJobsRepository } from '../infrastructure/import-jobs.repository';
+import { IMPORT_CHANNEL } from '../infrastructure/import-jobs.repository';
 import {
   ContactImportOptions,
   PushImports,
@@ -32,6 +33,7 @@ export class ImportJobWorker extends BackgroundWorker {
 
   constructor(
     private readonly jobs: ImportJobsRepository,
+    private readonly unitOfWork: UnitOfWork,
     private readonly imports: PushImports,
     context: WorkerContext,
   ) {
@@ -66,19 +68,19 @@ export class ImportJobWorker extends BackgroundWorker {
   private async process(job: ClaimedJob): Promise<void> {
     const started = Date.now();
     try {
-      const result = await this.jobs.transaction(async (manager) => {
-        const locked = await this.jobs.lockForWork(manager, job.id, this.workerId);
+      const result = await this.unitOfWork.run(async (tx) => {
+        const locked = await this.jobs.lockForWork(tx, job.id, this.workerId);
         if (!locked) {
           return null;
         }
         const imported = await this.imports.run(
-          manager,
+          tx,
           job.companyId,
           locked.options as ContactImportOptions,
           locked.rowsJson,
         );
         const { database, summary } = imported;
-        await this.jobs.complete(manager, job.id, {
+        await this.jobs.complete(tx, job.id, {
           databaseId: database.id,
           imported: summary.imported,
           duplicatesRemoved: summary.duplicatesRemoved,

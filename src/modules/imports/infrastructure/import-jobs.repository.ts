@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
+import { DataSource, Repository } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute, queryRows } from '../../../database/query-rows';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
 import { statusLiteral } from '../../../common/state/transition-table';
 import {
@@ -10,13 +11,26 @@ import {
   IMPORT_JOB_SUBMITTED,
   ImportJob,
   ImportKind,
+  RowError,
 } from '../domain/import-job.entity';
-import {
-  ClaimedJob,
-  ImportJobsRepository,
-  JobOutcome,
-  IMPORT_CHANNEL,
-} from '../application/ports/import-jobs.repository';
+
+export interface ClaimedJob {
+  id: number;
+  companyId: number;
+  kind: ImportKind;
+  attempts: number;
+}
+
+export interface JobOutcome {
+  databaseId: number;
+  imported: number;
+  duplicatesRemoved: number;
+  invalidRows: number;
+  rowErrors: RowError[];
+}
+
+/** LISTEN/NOTIFY channel that wakes import workers. */
+export const IMPORT_CHANNEL = 'contact_imports';
 
 /** Each move as the job's transition table has it (SQL literals from the table, never input). */
 const MOVE = {
@@ -27,19 +41,12 @@ const MOVE = {
 };
 
 @Injectable()
-export class PgImportJobsRepository
-  extends TenantRepository<ImportJob>
-  implements ImportJobsRepository
-{
+export class ImportJobsRepository extends TenantRepository<ImportJob> {
   constructor(
     @InjectRepository(ImportJob) repository: Repository<ImportJob>,
     private readonly dataSource: DataSource,
   ) {
     super(repository, IMPORT_JOB);
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
   }
 
   async submit(job: {
@@ -89,13 +96,18 @@ export class PgImportJobsRepository
     return rows[0] ?? null;
   }
 
+  /**
+   * The job's payload, row-locked for the transaction: its options, and its rows as JSON text
+   * (they are parsed on the planner's thread, not here); null when another worker took the
+   * job over.
+   */
   async lockForWork(
-    manager: EntityManager,
+    tx: Transaction,
     id: number,
     workerId: string,
   ): Promise<{ options: unknown; rowsJson: string } | null> {
     const rows = await queryRows<{ options: unknown; rowsJson: string }>(
-      manager,
+      tx,
       `SELECT payload - 'rows' AS options, (payload -> 'rows')::text AS "rowsJson" FROM contact_import_jobs
         WHERE id = $1 AND locked_by = $2 AND status = 'RUNNING' FOR UPDATE`,
       [id, workerId],
@@ -103,8 +115,9 @@ export class PgImportJobsRepository
     return rows[0] ?? null;
   }
 
-  async complete(manager: EntityManager, id: number, outcome: JobOutcome): Promise<void> {
-    await manager.query(
+  async complete(tx: Transaction, id: number, outcome: JobOutcome): Promise<void> {
+    await execute(
+      tx,
       `UPDATE contact_import_jobs
           SET status = ${MOVE.complete.to}, finished_at = now(), payload = NULL, locked_by = NULL, locked_until = NULL,
               database_id = $2, imported = $3, duplicates_removed = $4, invalid_rows = $5, row_errors = $6::jsonb
@@ -139,6 +152,7 @@ export class PgImportJobsRepository
     );
   }
 
+  /** For the metrics: PENDING jobs, counted up to `cap` over the open-jobs index. */
   async countPending(cap: number): Promise<number> {
     const rows = await queryRows<{ pending: number }>(
       this.dataSource,

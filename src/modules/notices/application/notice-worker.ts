@@ -5,7 +5,7 @@ import { GatewayConfigUsageRegistry } from '../../gateway/application/gateway-co
 import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { GatewayError, MessagingGateway } from '../../gateway/domain/messaging-gateway';
-import { ClaimedNotice, NoticesRepository } from './ports/notices.repository';
+import { ClaimedNotice, NoticesRepository } from '../infrastructure/notices.repository';
 
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 60_000;

@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute } from '../../../database/query-rows';
 import { statusLiteral } from '../../../common/state/transition-table';
 import { NoticeQueue, NoticeRequest } from '../application/ports/notice.queue';
 import { NOTICE_QUEUED } from '../domain/notice-status';
 
-/** Notices are rows written with the state change that causes them; the notice worker sends them. */
 @Injectable()
 export class PgNoticeQueue implements NoticeQueue {
-  async enqueue(manager: EntityManager, notice: NoticeRequest): Promise<void> {
-    await manager.query(
+  async enqueue(tx: Transaction, notice: NoticeRequest): Promise<void> {
+    await execute(
+      tx,
       `INSERT INTO notices (company_id, gateway_config_id, phone_number, text, reason, dedup_key, status)
        VALUES ($1, $2, $3, $4, $5, $6, ${statusLiteral(NOTICE_QUEUED)})
        ON CONFLICT (company_id, dedup_key) WHERE dedup_key IS NOT NULL DO NOTHING`,
@@ -21,6 +22,6 @@ export class PgNoticeQueue implements NoticeQueue {
         notice.dedupKey,
       ],
     );
-    await manager.query(`SELECT pg_notify('notices', '')`);
+    await execute(tx, `SELECT pg_notify('notices', '')`);
   }
 }

@@ -1,10 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '../../../database/query-rows';
 import { DataSource } from 'typeorm';
-import { ClaimedNotice, NoticesRepository } from '../application/ports/notices.repository';
 import { NOTICE_LIFECYCLE } from '../domain/notice-status';
 
 const LEASE_SECONDS = 120;
+
+export interface ClaimedNotice {
+  id: string;
+  companyId: number;
+  gatewayConfigId: number;
+  phoneNumber: string;
+  text: string;
+  attempts: number;
+}
 
 /** Each move as the notice's transition table has it (SQL literals from the table, never input). */
 const MOVE = {
@@ -15,7 +23,7 @@ const MOVE = {
 };
 
 @Injectable()
-export class PgNoticesRepository implements NoticesRepository {
+export class NoticesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
@@ -63,6 +71,7 @@ export class PgNoticesRepository implements NoticesRepository {
     );
   }
 
+  /** Back to the queue until `at`, its instance's next slot: no attempt was made. */
   async waitForSlot(id: string, at: Date): Promise<void> {
     await this.dataSource.query(
       `UPDATE notices SET status = ${MOVE.retry.to}, next_attempt_at = $2, attempts = attempts - 1, locked_until = NULL
@@ -71,6 +80,7 @@ export class PgNoticesRepository implements NoticesRepository {
     );
   }
 
+  /** For the metrics: PENDING notices due now, counted up to `cap` over the due index. */
   async countDue(cap: number): Promise<number> {
     const rows = await queryRows<{ due: number }>(
       this.dataSource,

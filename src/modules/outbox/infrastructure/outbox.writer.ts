@@ -1,19 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute } from '../../../database/query-rows';
 import { OutboxEvent, OutboxWriter } from '../application/ports/outbox.writer';
 
-/**
- * Appends events to the outbox inside the caller's transaction, so an event exists exactly
- * when the state change that caused it was committed. Webhook delivery reads them later.
- */
 @Injectable()
 export class PgOutboxWriter implements OutboxWriter {
-  async append(manager: EntityManager, events: OutboxEvent[]): Promise<void> {
+  async append(tx: Transaction, events: OutboxEvent[]): Promise<void> {
     if (events.length === 0) {
       return;
     }
     // One statement: NOTIFY is transactional, so the wake-up still goes out only on commit.
-    await manager.query(
+    await execute(
+      tx,
       `WITH appended AS (
          INSERT INTO outbox_events (company_id, campaign_id, event_type, payload)
          SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::jsonb[])

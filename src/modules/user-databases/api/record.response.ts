@@ -3,7 +3,7 @@ import type { RecordsPage } from '../application/records.service';
 import type { ColumnDefinition } from '../domain/column';
 import { completeValues } from '../domain/stored-record';
 import type { StoredValue } from '../domain/value-coercion';
-import type { RecordRow } from '../application/ports/records.repository';
+import type { RecordRow } from '../domain/record-page';
 
 export class RecordResponse {
   @ApiProperty({ example: 1001 }) id!: number;

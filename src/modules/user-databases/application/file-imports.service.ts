@@ -1,3 +1,4 @@
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { Metrics } from '../../../common/metrics/metrics';
@@ -10,11 +11,11 @@ import { storedRecordOf } from '../domain/stored-record';
 import type { UserDatabase } from '../domain/user-database.entity';
 import { UnreadableFileError } from '../domain/user-database.errors';
 import { coerceValue, StoredValue } from '../domain/value-coercion';
-import { RecordBatch, RecordBatches } from './ports/record-batches';
+import { RecordBatches, RecordBatchWriter } from '../infrastructure/record-batches.repository';
 import { TimeSlicer } from '../../../common/work/time-slicer';
 import { TabularFiles } from './ports/tabular-files';
 import type { TabularKind } from './ports/tabular-files';
-import { UserDatabasesRepository } from './ports/user-databases.repository';
+import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 import type { UploadedForm } from './uploaded-file';
 import { LargeDatabaseIndexing } from './large-database-indexing';
 import { UserDatabasesService } from './user-databases.service';
@@ -45,6 +46,7 @@ type UploadedFile = NonNullable<UploadedForm['file']>;
 @Injectable()
 export class FileImportsService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly recordBatches: RecordBatches,
     private readonly tabularFiles: TabularFiles,
     private readonly userDatabases: UserDatabasesService,
@@ -98,8 +100,8 @@ export class FileImportsService {
       const headers = await readHeaderRow(rows);
       const cellIndexes = mappedIndexes(config.columnMappings, headers.names);
       const columns = defineColumns(config.columnMappings);
-      const result = await this.databases.transaction(async (manager) => {
-        const database = await this.userDatabases.createWithinLimit(manager, {
+      const result = await this.unitOfWork.run(async (tx) => {
+        const database = await this.userDatabases.createWithinLimit(tx, {
           companyId,
           name: config.name,
           description: config.description,
@@ -107,15 +109,15 @@ export class FileImportsService {
           columns,
         });
         const now = this.clock.now();
-        const writer = this.recordBatches.open(manager, {
+        const writer = this.recordBatches.open(tx, {
           databaseId: database.id,
           companyId,
           now,
         });
         const counts = await this.writeRows(rows, columns, cellIndexes, writer);
         const written = await writer.finish();
-        await this.databases.recordRowsAdded(manager, database.id, written, now);
-        await this.indexing.onLoaded(manager, database.id, written);
+        await this.databases.recordRowsAdded(tx, database.id, written, now);
+        await this.indexing.onLoaded(tx, database.id, written);
         database.rowCount = written;
         database.updatedAt = now;
         return { database, ...counts };
@@ -132,7 +134,7 @@ export class FileImportsService {
     rows: AsyncIterable<string[]>,
     columns: readonly ColumnDefinition[],
     cellIndexes: readonly number[],
-    writer: RecordBatch,
+    writer: RecordBatchWriter,
   ): Promise<{ skippedRows: number; invalidValues: number }> {
     const countryCode = this.config.defaultCountryCode;
     let skippedRows = 0;

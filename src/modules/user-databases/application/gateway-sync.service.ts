@@ -1,3 +1,4 @@
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError, ValidationFailedError } from '../../../common/errors/domain-error';
 import { Metrics } from '../../../common/metrics/metrics';
@@ -21,9 +22,9 @@ import {
   SyncEntry,
 } from '../domain/gateway-sync-plan';
 import type { UserDatabase } from '../domain/user-database.entity';
-import { RecordBatches } from './ports/record-batches';
-import { RecordsRepository } from './ports/records.repository';
-import { UserDatabasesRepository } from './ports/user-databases.repository';
+import { RecordBatches } from '../infrastructure/record-batches.repository';
+import { RecordsRepository } from '../infrastructure/records.repository';
+import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 import { LargeDatabaseIndexing } from './large-database-indexing';
 import { UserDatabasesService } from './user-databases.service';
 
@@ -53,6 +54,7 @@ interface GatewayData {
 @Injectable()
 export class GatewaySyncService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly recordBatches: RecordBatches,
     private readonly userDatabases: UserDatabasesService,
     private readonly databases: UserDatabasesRepository,
@@ -73,20 +75,20 @@ export class GatewaySyncService {
     const { target } = await this.gatewayConfigs.resolveTarget(companyId, request.gatewayConfigId);
     const entries = entriesOf(await this.read(target, request), request);
     const summary = emptySyncSummary(entries.length);
-    const result = await this.databases.transaction(async (manager) => {
+    const result = await this.unitOfWork.run(async (tx) => {
       const now = this.clock.now();
       const created = request.databaseId === null;
       const database = created
-        ? await this.userDatabases.createWithinLimit(manager, {
+        ? await this.userDatabases.createWithinLimit(tx, {
             companyId,
             name: request.name as string,
             description: request.description,
             origin: 'GATEWAY',
             columns: [...SYNC_COLUMNS],
           })
-        : await this.databases.lockOwned(manager, companyId, request.databaseId as number);
-      const removed = created ? 0 : await this.records.deleteAll(manager, database.id);
-      const writer = this.recordBatches.open(manager, { databaseId: database.id, companyId, now });
+        : await this.databases.lockOwned(tx, companyId, request.databaseId as number);
+      const removed = created ? 0 : await this.records.deleteAll(tx, database.id);
+      const writer = this.recordBatches.open(tx, { databaseId: database.id, companyId, now });
       // Planned while written, in slices: tens of thousands of contacts would hold the
       // event loop for a tenth of a second in one go.
       await writer.write(
@@ -104,8 +106,8 @@ export class GatewaySyncService {
         },
         now,
       );
-      const saved = await this.databases.save(database, manager);
-      await this.indexing.onLoaded(manager, database.id, saved.rowCount);
+      const saved = await this.databases.save(database, tx);
+      await this.indexing.onLoaded(tx, database.id, saved.rowCount);
       return { database: saved, created, written };
     });
     this.metrics.countImportedRows('gateway_sync', result.written);

@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import type { UserDatabase } from '../domain/user-database.entity';
 import { RecordIndexesRepository } from './ports/record-indexes.repository';
 import { LARGE_DATABASE_ROWS } from './ports/record-indexes.repository';
-import type { RecordSort } from './ports/records.repository';
+import type { RecordSort } from '../domain/record-page';
 
 /**
  * When a database grows large enough to need its own indexes, and keeping the planner's
@@ -20,10 +20,10 @@ export class LargeDatabaseIndexing {
    * the search index, and a month-day index per DATE column, which answers a birthday
    * automation (ignoreYear) on a large database without reading all of its records.
    */
-  async onLoaded(manager: EntityManager, databaseId: number, rowCount: number): Promise<void> {
+  async onLoaded(tx: Transaction, databaseId: number, rowCount: number): Promise<void> {
     if (rowCount >= LARGE_DATABASE_ROWS) {
-      await this.indexes.requestSearchIndex(manager, databaseId);
-      await this.indexes.requestMonthDayIndexes(manager, databaseId);
+      await this.indexes.requestSearchIndex(tx, databaseId);
+      await this.indexes.requestMonthDayIndexes(tx, databaseId);
     }
   }
 

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
-import type { EntityManager } from 'typeorm';
+import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import type { ImportKind, RowError } from '../domain/push-import-plan';
 import type { UserDatabase } from '../domain/user-database.entity';
 import { PlannedPushImport, PushImportPlanner } from './ports/push-import-planner';
-import { RecordBatches } from './ports/record-batches';
-import { UserDatabasesRepository } from './ports/user-databases.repository';
+import { RecordBatches } from '../infrastructure/record-batches.repository';
+import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 import { LargeDatabaseIndexing } from './large-database-indexing';
 import { UserDatabasesService } from './user-databases.service';
 
@@ -48,6 +48,7 @@ export interface ImportResult {
 @Injectable()
 export class PushImports {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly recordBatches: RecordBatches,
     private readonly planner: PushImportPlanner,
     private readonly userDatabases: UserDatabasesService,
@@ -61,9 +62,7 @@ export class PushImports {
   /** The synchronous import (201). */
   async importNow(companyId: number, request: ContactImportRequest): Promise<ImportResult> {
     const rowsJson = JSON.stringify(request.rows);
-    const result = await this.databases.transaction((manager) =>
-      this.run(manager, companyId, request, rowsJson),
-    );
+    const result = await this.unitOfWork.run((tx) => this.run(tx, companyId, request, rowsJson));
     await this.afterCommit(result, 'push');
     return result;
   }
@@ -92,7 +91,7 @@ export class PushImports {
    * this one writes the batches it has finished.
    */
   async run(
-    manager: EntityManager,
+    tx: Transaction,
     companyId: number,
     options: ContactImportOptions,
     rowsJson: string,
@@ -101,7 +100,7 @@ export class PushImports {
     const existing =
       options.databaseId === null
         ? null
-        : await this.databases.lockOwned(manager, companyId, options.databaseId);
+        : await this.databases.lockOwned(tx, companyId, options.databaseId);
     existing?.assertWritable();
     const plan = await this.planner.plan({
       kind: options.kind,
@@ -112,7 +111,7 @@ export class PushImports {
     });
     const database =
       existing ??
-      (await this.userDatabases.createWithinLimit(manager, {
+      (await this.userDatabases.createWithinLimit(tx, {
         companyId,
         name: options.name ?? this.defaultName(now),
         description: options.description,
@@ -120,21 +119,21 @@ export class PushImports {
         columns: plan.columns,
       }));
     const { imported, built } = await this.write(
-      manager,
+      tx,
       database,
       plan,
       options.dedupe && existing !== null,
       now,
     );
     await this.databases.recordRowsAdded(
-      manager,
+      tx,
       database.id,
       imported,
       now,
       existing && plan.addedColumns.length > 0 ? plan.columns : undefined,
     );
-    const updated = await this.databases.lockOwned(manager, companyId, database.id);
-    await this.indexing.onLoaded(manager, database.id, updated.rowCount);
+    const updated = await this.databases.lockOwned(tx, companyId, database.id);
+    await this.indexing.onLoaded(tx, database.id, updated.rowCount);
     const tally = plan.tally();
     return {
       database: updated,
@@ -151,13 +150,13 @@ export class PushImports {
 
   /** Writes the plan's batches as they come: how many records were built, and inserted. */
   private async write(
-    manager: EntityManager,
+    tx: Transaction,
     database: UserDatabase,
     plan: PlannedPushImport,
     skipExistingPhones: boolean,
     now: Date,
   ): Promise<{ imported: number; built: number }> {
-    const writer = this.recordBatches.open(manager, {
+    const writer = this.recordBatches.open(tx, {
       databaseId: database.id,
       companyId: database.companyId,
       now,

@@ -1,7 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { QueryRunner } from 'typeorm';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
-import { IndexRequest, RecordIndexesRepository } from './ports/record-indexes.repository';
+import {
+  IndexConnection,
+  IndexRequest,
+  RecordIndexesRepository,
+} from './ports/record-indexes.repository';
 import { INDEX_CHANNEL } from './ports/record-indexes.repository';
 const MAX_ATTEMPTS = 3;
 
@@ -42,10 +45,10 @@ export class RecordIndexWorker extends BackgroundWorker {
         return;
       }
       const started = Date.now();
-      const outcome = await this.indexes.exclusively(request.name, (runner) =>
+      const outcome = await this.indexes.exclusively(request.name, (connection) =>
         request.state === 'DROP'
-          ? this.indexes.drop(runner, request.name)
-          : this.build(runner, request),
+          ? this.indexes.drop(connection, request.name)
+          : this.build(connection, request),
       );
       if (outcome === 'busy') {
         await this.indexes.postpone(request.name);
@@ -62,11 +65,11 @@ export class RecordIndexWorker extends BackgroundWorker {
     }
   }
 
-  private async build(runner: QueryRunner, request: IndexRequest): Promise<void> {
+  private async build(connection: IndexConnection, request: IndexRequest): Promise<void> {
     if (request.kind === 'SEARCH') {
       // A search index follows a bulk load; the planner must see those rows first.
-      await this.indexes.analyzeRecords(false, runner);
+      await this.indexes.analyzeRecords(false, connection);
     }
-    await this.indexes.build(runner, request);
+    await this.indexes.build(connection, request);
   }
 }

@@ -1,3 +1,4 @@
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
@@ -9,13 +10,9 @@ import { StoredRecord, storedRecordOf } from '../domain/stored-record';
 import type { UserDatabase } from '../domain/user-database.entity';
 import { USER_DATABASE_RECORD } from '../domain/user-database.errors';
 import { coerceValue, StoredValue } from '../domain/value-coercion';
-import {
-  RecordRow,
-  RecordSort,
-  RecordsRepository,
-  SortDirection,
-} from './ports/records.repository';
-import { UserDatabasesRepository } from './ports/user-databases.repository';
+import type { RecordRow, RecordSort, SortDirection } from '../domain/record-page';
+import { RecordsRepository } from '../infrastructure/records.repository';
+import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 import { LargeDatabaseIndexing } from './large-database-indexing';
 
 export interface RecordsPageQuery {
@@ -38,6 +35,7 @@ export interface RecordsPage {
 @Injectable()
 export class RecordsService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly databases: UserDatabasesRepository,
     private readonly records: RecordsRepository,
     private readonly indexing: LargeDatabaseIndexing,
@@ -85,12 +83,12 @@ export class RecordsService {
   ): Promise<{ database: UserDatabase; record: RecordRow }> {
     const owned = await this.databases.findOwnedOrFail(companyId, databaseId);
     owned.assertWritable();
-    return this.databases.transaction(async (manager) => {
-      const database = await this.databases.lockOwned(manager, companyId, databaseId);
+    return this.unitOfWork.run(async (tx) => {
+      const database = await this.databases.lockOwned(tx, companyId, databaseId);
       const stored = this.validated(database.columns, {}, values, 'create');
       const now = this.clock.now();
-      const record = await this.records.insertOne(manager, { databaseId, companyId }, stored, now);
-      await this.databases.recordRowsAdded(manager, databaseId, 1, now);
+      const record = await this.records.insertOne(tx, { databaseId, companyId }, stored, now);
+      await this.databases.recordRowsAdded(tx, databaseId, 1, now);
       return { database, record };
     });
   }
@@ -104,19 +102,13 @@ export class RecordsService {
   ): Promise<{ database: UserDatabase; record: RecordRow }> {
     const database = await this.databases.findOwnedOrFail(companyId, databaseId);
     database.assertWritable();
-    return this.databases.transaction(async (manager) => {
-      const current = await this.records.findOne(databaseId, recordId, manager);
+    return this.unitOfWork.run(async (tx) => {
+      const current = await this.records.findOne(databaseId, recordId, tx);
       if (!current) {
         throw new ResourceNotFoundError(USER_DATABASE_RECORD);
       }
       const stored = this.validated(database.columns, current.values, values, 'update');
-      const record = await this.records.update(
-        manager,
-        databaseId,
-        recordId,
-        stored,
-        this.clock.now(),
-      );
+      const record = await this.records.update(tx, databaseId, recordId, stored, this.clock.now());
       return { database, record };
     });
   }
@@ -124,12 +116,12 @@ export class RecordsService {
   async delete(companyId: number, databaseId: number, recordId: string): Promise<void> {
     const owned = await this.databases.findOwnedOrFail(companyId, databaseId);
     owned.assertWritable();
-    await this.databases.transaction(async (manager) => {
-      await this.databases.lockOwned(manager, companyId, databaseId);
-      if (!(await this.records.delete(manager, databaseId, recordId))) {
+    await this.unitOfWork.run(async (tx) => {
+      await this.databases.lockOwned(tx, companyId, databaseId);
+      if (!(await this.records.delete(tx, databaseId, recordId))) {
         throw new ResourceNotFoundError(USER_DATABASE_RECORD);
       }
-      await this.databases.recordRowsAdded(manager, databaseId, -1, this.clock.now());
+      await this.databases.recordRowsAdded(tx, databaseId, -1, this.clock.now());
     });
   }
 

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { storedRecordOf } from '../domain/stored-record';
 import { systemDatabase } from '../domain/system-database';
-import { SystemContactsRepository } from './ports/system-contacts.repository';
-import { UserDatabasesRepository } from './ports/user-databases.repository';
+import { SystemContactsRepository } from '../infrastructure/system-contacts.repository';
+import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 
 /** A message a campaign delivered, as the SYSTEM database records it. */
 export interface SentContact {
@@ -28,10 +28,10 @@ export class SystemContactsRecorder {
     private readonly contacts: SystemContactsRepository,
   ) {}
 
-  /** Upserts the batch within `manager`'s transaction, one statement per company. */
-  async recordSent(manager: EntityManager, sent: readonly SentContact[]): Promise<void> {
+  /** Upserts the batch within `tx`, one statement per company. */
+  async recordSent(tx: Transaction, sent: readonly SentContact[]): Promise<void> {
     for (const [companyId, contacts] of byCompany(sent)) {
-      const databaseId = await this.databaseIdOf(manager, companyId);
+      const databaseId = await this.databaseIdOf(tx, companyId);
       const { columns } = systemDatabase(companyId, new Date());
       // Phone order: two batches upserting the same phones lock them in the same order.
       const latest = latestPerPhone(contacts).sort((a, b) => (a.phone < b.phone ? -1 : 1));
@@ -47,14 +47,14 @@ export class SystemContactsRecorder {
           at: contact.sentAt,
         };
       });
-      const inserted = await this.contacts.upsertMany(manager, { databaseId, companyId }, records);
+      const inserted = await this.contacts.upsertMany(tx, { databaseId, companyId }, records);
       if (inserted > 0) {
-        await this.contacts.countNewRecords(manager, databaseId, inserted);
+        await this.contacts.countNewRecords(tx, databaseId, inserted);
       }
     }
   }
 
-  private async databaseIdOf(manager: EntityManager, companyId: number): Promise<number> {
+  private async databaseIdOf(tx: Transaction, companyId: number): Promise<number> {
     const known = this.databaseIds.get(companyId);
     if (known !== undefined) {
       return known;
@@ -62,7 +62,7 @@ export class SystemContactsRecorder {
     const { id, created } = await this.databases.ensureSystemDatabase(
       companyId,
       systemDatabase(companyId, new Date()),
-      manager,
+      tx,
     );
     // A database created in this transaction exists only if the transaction commits.
     if (!created) {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ContactVariablesProvider } from '../../campaigns/application/contact-variables.provider';
 import { DatabaseNotUsableError } from '../domain/user-database.errors';
-import { RecordsRepository } from './ports/records.repository';
-import { UserDatabasesRepository } from './ports/user-databases.repository';
+import { RecordsRepository } from '../infrastructure/records.repository';
+import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 
 /**
  * {columnName} variables of campaigns with databaseConfigId (docs/API-RULES.md §4): the record

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
@@ -7,7 +7,7 @@ import { systemDatabase } from '../domain/system-database';
 import { NewUserDatabase, UserDatabase } from '../domain/user-database.entity';
 import { DatabaseLimitReachedError } from '../domain/user-database.errors';
 import { RecordIndexesRepository } from './ports/record-indexes.repository';
-import { UserDatabasesRepository } from './ports/user-databases.repository';
+import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 
 export interface DatabaseStatistics {
   userDatabases: number;
@@ -24,6 +24,7 @@ export interface DatabaseStatistics {
 @Injectable()
 export class UserDatabasesService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly databases: UserDatabasesRepository,
     private readonly indexes: RecordIndexesRepository,
     private readonly settings: CompanySettingsService,
@@ -66,9 +67,9 @@ export class UserDatabasesService {
   async delete(companyId: number, id: number): Promise<void> {
     const database = await this.databases.findOwnedOrFail(companyId, id);
     database.assertWritable();
-    await this.databases.transaction(async (manager) => {
-      await this.databases.delete(manager, companyId, id);
-      await this.indexes.dropAllOf(manager, id);
+    await this.unitOfWork.run(async (tx) => {
+      await this.databases.delete(tx, companyId, id);
+      await this.indexes.dropAllOf(tx, id);
     });
   }
 
@@ -76,13 +77,13 @@ export class UserDatabasesService {
    * Creates a database inside the caller's transaction, refusing (400) past the plan's limit.
    * Creations of one company are serialized until that transaction ends.
    */
-  async createWithinLimit(manager: EntityManager, props: NewUserDatabase): Promise<UserDatabase> {
+  async createWithinLimit(tx: Transaction, props: NewUserDatabase): Promise<UserDatabase> {
     const limit = await this.limitOf(props.companyId);
-    await this.databases.lockCreations(manager, props.companyId);
-    if ((await this.databases.countUserDatabases(manager, props.companyId)) >= limit) {
+    await this.databases.lockCreations(tx, props.companyId);
+    if ((await this.databases.countUserDatabases(tx, props.companyId)) >= limit) {
       throw new DatabaseLimitReachedError(limit);
     }
-    return this.databases.insert(manager, UserDatabase.create(props, this.clock.now()));
+    return this.databases.insert(tx, UserDatabase.create(props, this.clock.now()));
   }
 
   /** Fails fast (400) before a long upload is parsed; createWithinLimit checks again under the lock. */

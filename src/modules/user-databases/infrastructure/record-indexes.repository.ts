@@ -1,16 +1,19 @@
 import { AppConfig } from '../../../config/app-config.service';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { queryRows } from '../../../database/query-rows';
 import { statusLiteral } from '../../../common/state/transition-table';
+import { managerOf } from '../../../database/transactions';
 import { COLUMN_NAME_PATTERN, type ColumnDefinition } from '../domain/column';
 import {
   RECORD_INDEX_LIFECYCLE,
   RECORD_INDEX_QUEUED,
   RECORD_INDEX_WORK_STATES,
 } from '../domain/record-index-state';
-import type { RecordSort } from '../application/ports/records.repository';
+import type { RecordSort } from '../domain/record-page';
 import {
+  IndexConnection,
   IndexRequest,
   RecordIndexesRepository,
   INDEX_CHANNEL,
@@ -92,10 +95,9 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     private readonly config: AppConfig,
   ) {}
 
-  /** Idempotent; returns whether a new request was queued. */
-  async requestSearchIndex(manager: EntityManager, databaseId: number): Promise<boolean> {
+  async requestSearchIndex(tx: Transaction, databaseId: number): Promise<boolean> {
     const queued = await this.request(
-      manager,
+      managerOf(tx),
       [
         {
           name: searchIndexName(databaseId),
@@ -110,13 +112,9 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     return queued > 0;
   }
 
-  /**
-   * Idempotent: one month-day index per DATE column of the database, read in `manager`'s
-   * transaction (a load's columns are saved in it). Returns how many new requests were queued.
-   */
-  async requestMonthDayIndexes(manager: EntityManager, databaseId: number): Promise<number> {
+  async requestMonthDayIndexes(tx: Transaction, databaseId: number): Promise<number> {
     const rows = await queryRows<{ columns: ColumnDefinition[] }>(
-      manager,
+      tx,
       `SELECT columns FROM user_databases WHERE id = $1`,
       [databaseId],
     );
@@ -124,7 +122,7 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
       (column) => column.dataType === 'DATE' && COLUMN_NAME_PATTERN.test(column.columnName),
     );
     return this.request(
-      manager,
+      managerOf(tx),
       dateColumns.map((column) => ({
         name: monthDayIndexName(databaseId, column.position),
         databaseId,
@@ -160,8 +158,8 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     return queued > 0;
   }
 
-  /** The database is gone: its indexes are dropped by the worker (DROP INDEX CONCURRENTLY). */
-  async dropAllOf(manager: EntityManager, databaseId: number): Promise<void> {
+  async dropAllOf(tx: Transaction, databaseId: number): Promise<void> {
+    const manager = managerOf(tx);
     await manager.query(
       `UPDATE user_database_indexes SET state = ${MOVE.drop.to}, locked_until = NULL, attempts = 0, updated_at = now()
         WHERE database_id = $1 AND state IN (${MOVE.drop.from})`,
@@ -170,7 +168,6 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     await manager.query(`SELECT pg_notify($1, '')`, [INDEX_CHANNEL]);
   }
 
-  /** One request due for work, leased (a dead worker's request is taken over when the lease ends). */
   async claim(): Promise<IndexRequest | null> {
     const rows = await queryRows<IndexRequest>(
       this.dataSource,
@@ -185,7 +182,6 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     return rows[0] ?? null;
   }
 
-  /** Only if still PENDING: a database deleted during the build turned it into DROP. */
   async markReady(name: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE user_database_indexes SET state = ${MOVE.build.to}, locked_until = NULL, last_error = NULL, updated_at = now()
@@ -203,7 +199,6 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     return rows.length > 0;
   }
 
-  /** A request whose database went away before it was built. */
   async markForDrop(name: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE user_database_indexes SET state = ${MOVE.drop.to}, locked_until = NULL, updated_at = now()
@@ -230,13 +225,9 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     );
   }
 
-  /**
-   * Runs `work` on a dedicated connection holding the index's advisory lock; 'busy' when
-   * another live worker holds it (its build outlasted the lease).
-   */
   async exclusively(
     name: string,
-    work: (runner: QueryRunner) => Promise<void>,
+    work: (connection: IndexConnection) => Promise<void>,
   ): Promise<'done' | 'busy'> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
@@ -249,7 +240,7 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
         return 'busy';
       }
       try {
-        await work(runner);
+        await work(runner as unknown as IndexConnection);
         return 'done';
       } finally {
         await runner.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [
@@ -262,11 +253,8 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     }
   }
 
-  /**
-   * Builds the index without blocking writes (a plain CREATE INDEX would stop every company's
-   * inserts into the table); a half-built, invalid one left by a dead builder is dropped first.
-   */
-  async build(runner: QueryRunner, request: IndexRequest): Promise<void> {
+  async build(connection: IndexConnection, request: IndexRequest): Promise<void> {
+    const runner = runnerOf(connection);
     await runner.query(`SET maintenance_work_mem = '256MB'`);
     // A background job's own budget: an index on a million records takes longer than a request's.
     await runner.query(`SELECT set_config('statement_timeout', $1, false)`, [
@@ -289,22 +277,16 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     }
   }
 
-  /**
-   * Fresh planner statistics after a bulk load. Until autovacuum's next pass, a new database
-   * of a million records looks empty to the planner, which then sorts it whole for a page of
-   * 25 (2 s instead of 1 ms). skipLocked: give up rather than wait behind an index build.
-   */
-  async analyzeRecords(skipLocked: boolean, runner?: QueryRunner): Promise<void> {
-    await (runner ?? this.dataSource).query(
+  async analyzeRecords(skipLocked: boolean, connection?: IndexConnection): Promise<void> {
+    await (connection ? runnerOf(connection) : this.dataSource).query(
       skipLocked ? `ANALYZE (SKIP_LOCKED) user_database_records` : `ANALYZE user_database_records`,
     );
   }
 
-  async drop(runner: QueryRunner, name: string): Promise<void> {
-    await runner.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+  async drop(connection: IndexConnection, name: string): Promise<void> {
+    await runnerOf(connection).query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
   }
 
-  /** Another worker is still building it: leave the request leased, without spending an attempt. */
   async postpone(name: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE user_database_indexes
@@ -362,4 +344,9 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     }
     return queued;
   }
+}
+
+/** The connection `exclusively` handed out, as TypeORM holds it. */
+function runnerOf(connection: IndexConnection): QueryRunner {
+  return connection as unknown as QueryRunner;
 }

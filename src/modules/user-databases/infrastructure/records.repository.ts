@@ -1,17 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { onReadPool, queryRows } from '../../../database/query-rows';
 import type { ColumnDefinition } from '../domain/column';
+import type { RecordPageQuery, RecordRow, RecordSort, SortDirection } from '../domain/record-page';
 import type { SearchFilter } from '../domain/search-text';
 import type { StoredRecord } from '../domain/stored-record';
 import type { StoredValue } from '../domain/value-coercion';
-import {
-  RecordPageQuery,
-  RecordRow,
-  RecordSort,
-  RecordsRepository,
-  SortDirection,
-} from '../application/ports/records.repository';
 
 const RECORD_COLUMNS = `id, values, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
@@ -49,7 +44,7 @@ function searchCondition(
 }
 
 @Injectable()
-export class PgRecordsRepository implements RecordsRepository {
+export class RecordsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async page(companyId: number, databaseId: number, query: RecordPageQuery): Promise<RecordRow[]> {
@@ -91,28 +86,24 @@ export class PgRecordsRepository implements RecordsRepository {
     return rows[0].n;
   }
 
-  async findOne(
-    databaseId: number,
-    recordId: string,
-    manager?: EntityManager,
-  ): Promise<RecordRow | null> {
+  async findOne(databaseId: number, recordId: string, tx?: Transaction): Promise<RecordRow | null> {
     const rows = await queryRows<RecordRow>(
-      manager ?? this.dataSource,
+      tx ?? this.dataSource,
       `SELECT ${RECORD_COLUMNS} FROM user_database_records WHERE id = $1 AND database_id = $2
-        ${manager ? 'FOR UPDATE' : ''}`,
+        ${tx ? 'FOR UPDATE' : ''}`,
       [recordId, databaseId],
     );
     return rows[0] ?? null;
   }
 
   async insertOne(
-    manager: EntityManager,
+    tx: Transaction,
     target: { databaseId: number; companyId: number },
     record: StoredRecord,
     now: Date,
   ): Promise<RecordRow> {
     const rows = await queryRows<RecordRow>(
-      manager,
+      tx,
       `INSERT INTO user_database_records (database_id, company_id, values, search_text, phone, created_at, updated_at)
        VALUES ($1, $2, $3::jsonb, $4, $5, $6, $6) RETURNING ${RECORD_COLUMNS}`,
       [
@@ -128,14 +119,14 @@ export class PgRecordsRepository implements RecordsRepository {
   }
 
   async update(
-    manager: EntityManager,
+    tx: Transaction,
     databaseId: number,
     recordId: string,
     record: StoredRecord,
     now: Date,
   ): Promise<RecordRow> {
     const rows = await queryRows<RecordRow>(
-      manager,
+      tx,
       `UPDATE user_database_records SET values = $3::jsonb, search_text = $4, phone = $5, updated_at = $6
         WHERE id = $1 AND database_id = $2 RETURNING ${RECORD_COLUMNS}`,
       [recordId, databaseId, JSON.stringify(record.values), record.searchText, record.phone, now],
@@ -143,18 +134,18 @@ export class PgRecordsRepository implements RecordsRepository {
     return rows[0];
   }
 
-  async delete(manager: EntityManager, databaseId: number, recordId: string): Promise<boolean> {
+  async delete(tx: Transaction, databaseId: number, recordId: string): Promise<boolean> {
     const rows = await queryRows<{ id: string }>(
-      manager,
+      tx,
       `DELETE FROM user_database_records WHERE id = $1 AND database_id = $2 RETURNING id`,
       [recordId, databaseId],
     );
     return rows.length > 0;
   }
 
-  async deleteAll(manager: EntityManager, databaseId: number): Promise<number> {
+  async deleteAll(tx: Transaction, databaseId: number): Promise<number> {
     const rows = await queryRows<{ n: number }>(
-      manager,
+      tx,
       `WITH gone AS (DELETE FROM user_database_records WHERE database_id = $1 RETURNING 1)
        SELECT count(*)::int AS n FROM gone`,
       [databaseId],

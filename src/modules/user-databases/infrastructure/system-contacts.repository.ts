@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute, queryRows } from '../../../database/query-rows';
 import type { StoredRecord } from '../domain/stored-record';
-import { SystemContactsRepository } from '../application/ports/system-contacts.repository';
 
 /**
  * One record per phone in the SYSTEM database (unique (database_id, phone) WHERE is_system).
@@ -22,14 +21,14 @@ const UPSERT_MANY = `
   RETURNING (xmax = 0) AS inserted`;
 
 @Injectable()
-export class PgSystemContactsRepository implements SystemContactsRepository {
+export class SystemContactsRepository {
   /** Upserts records with distinct phones; answers how many phones were new to the database. */
   async upsertMany(
-    manager: EntityManager,
+    tx: Transaction,
     target: { databaseId: number; companyId: number },
     records: ReadonlyArray<{ record: StoredRecord; at: Date }>,
   ): Promise<number> {
-    const rows = await queryRows<{ inserted: boolean }>(manager, UPSERT_MANY, [
+    const rows = await queryRows<{ inserted: boolean }>(tx, UPSERT_MANY, [
       target.databaseId,
       target.companyId,
       records.map(({ record }) => JSON.stringify(record.values)),
@@ -40,8 +39,8 @@ export class PgSystemContactsRepository implements SystemContactsRepository {
     return rows.filter((row) => row.inserted).length;
   }
 
-  async countNewRecords(manager: EntityManager, databaseId: number, added: number): Promise<void> {
-    await manager.query(`UPDATE user_databases SET row_count = row_count + $2 WHERE id = $1`, [
+  async countNewRecords(tx: Transaction, databaseId: number, added: number): Promise<void> {
+    await execute(tx, `UPDATE user_databases SET row_count = row_count + $2 WHERE id = $1`, [
       databaseId,
       added,
     ]);

@@ -1,35 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
+import { DataSource, Repository } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute, queryRows } from '../../../database/query-rows';
+import { managerOf } from '../../../database/transactions';
 import { assertOwned, TenantRepository } from '../../../common/tenancy/owned-resource';
 import { statusLiteral } from '../../../common/state/transition-table';
 import type { ColumnDefinition } from '../domain/column';
 import { UserDatabase } from '../domain/user-database.entity';
 import { USER_DATABASE } from '../domain/user-database.errors';
 import { USER_DATABASE_CREATED } from '../domain/user-database-status';
-import {
-  DatabaseCounts,
-  UserDatabasesRepository,
-} from '../application/ports/user-databases.repository';
+
+export interface DatabaseCounts {
+  user: number;
+  system: number;
+}
 
 /** Namespace of the advisory locks that serialize one company's database creations (limit checks). */
 const CREATION_LOCK_NAMESPACE = 7_346_200;
 
 @Injectable()
-export class PgUserDatabasesRepository
-  extends TenantRepository<UserDatabase>
-  implements UserDatabasesRepository
-{
+export class UserDatabasesRepository extends TenantRepository<UserDatabase> {
   constructor(
     @InjectRepository(UserDatabase) repository: Repository<UserDatabase>,
     private readonly dataSource: DataSource,
   ) {
     super(repository, USER_DATABASE);
-  }
-
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
   }
 
   /** The SYSTEM database first, then the newest. */
@@ -57,33 +53,30 @@ export class PgUserDatabasesRepository
    * Holds until the transaction ends: one creation at a time per company, so that two
    * concurrent imports cannot both pass the plan's limit.
    */
-  async lockCreations(manager: EntityManager, companyId: number): Promise<void> {
-    await manager.query(`SELECT pg_advisory_xact_lock($1, $2)`, [
-      CREATION_LOCK_NAMESPACE,
-      companyId,
-    ]);
+  async lockCreations(tx: Transaction, companyId: number): Promise<void> {
+    await execute(tx, `SELECT pg_advisory_xact_lock($1, $2)`, [CREATION_LOCK_NAMESPACE, companyId]);
   }
 
-  async countUserDatabases(manager: EntityManager, companyId: number): Promise<number> {
+  async countUserDatabases(tx: Transaction, companyId: number): Promise<number> {
     const rows = await queryRows<{ n: number }>(
-      manager,
+      tx,
       `SELECT count(*)::int AS n FROM user_databases WHERE company_id = $1 AND origin <> 'SYSTEM'`,
       [companyId],
     );
     return rows[0].n;
   }
 
-  insert(manager: EntityManager, database: UserDatabase): Promise<UserDatabase> {
-    return manager.getRepository(UserDatabase).save(database);
+  insert(tx: Transaction, database: UserDatabase): Promise<UserDatabase> {
+    return managerOf(tx).getRepository(UserDatabase).save(database);
   }
 
-  save(database: UserDatabase, manager?: EntityManager): Promise<UserDatabase> {
-    return (manager ? manager.getRepository(UserDatabase) : this.repository).save(database);
+  save(database: UserDatabase, tx?: Transaction): Promise<UserDatabase> {
+    return (tx ? managerOf(tx).getRepository(UserDatabase) : this.repository).save(database);
   }
 
   /** The database, row-locked until the transaction ends (appends and syncs serialize on it); 404/403. */
-  async lockOwned(manager: EntityManager, companyId: number, id: number): Promise<UserDatabase> {
-    const database = await manager
+  async lockOwned(tx: Transaction, companyId: number, id: number): Promise<UserDatabase> {
+    const database = await managerOf(tx)
       .getRepository(UserDatabase)
       .createQueryBuilder('d')
       .setLock('pessimistic_write')
@@ -94,13 +87,14 @@ export class PgUserDatabasesRepository
 
   /** Adds `delta` records to rowCount (and new columns, when an append brought some). */
   async recordRowsAdded(
-    manager: EntityManager,
+    tx: Transaction,
     id: number,
     delta: number,
     now: Date,
     columns?: ColumnDefinition[],
   ): Promise<void> {
-    await manager.query(
+    await execute(
+      tx,
       `UPDATE user_databases
           SET row_count = row_count + $2, updated_at = $3, columns = coalesce($4::jsonb, columns)
         WHERE id = $1`,
@@ -109,8 +103,8 @@ export class PgUserDatabasesRepository
   }
 
   /** Records go with it (foreign key ON DELETE CASCADE). */
-  async delete(manager: EntityManager, companyId: number, id: number): Promise<void> {
-    await manager.query(`DELETE FROM user_databases WHERE id = $1 AND company_id = $2`, [
+  async delete(tx: Transaction, companyId: number, id: number): Promise<void> {
+    await execute(tx, `DELETE FROM user_databases WHERE id = $1 AND company_id = $2`, [
       id,
       companyId,
     ]);
@@ -120,9 +114,9 @@ export class PgUserDatabasesRepository
   async ensureSystemDatabase(
     companyId: number,
     database: UserDatabase,
-    manager?: EntityManager,
+    tx?: Transaction,
   ): Promise<{ id: number; created: boolean }> {
-    const runner = manager ?? this.dataSource;
+    const runner = tx ?? this.dataSource;
     const inserted = await queryRows<{ id: number }>(
       runner,
       `INSERT INTO user_databases (company_id, name, description, origin, status, row_count, columns, created_at, updated_at)

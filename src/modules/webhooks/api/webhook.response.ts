@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DELIVERY_STATUSES } from '../domain/webhook-delivery';
 import { WEBHOOK_EVENTS } from '../domain/webhook-events';
 import type { Webhook } from '../domain/webhook.entity';
-import type { AttemptRow, DeliveryRow } from '../application/ports/webhook-deliveries.repository';
+import type { AttemptRow, DeliveryRow } from '../domain/webhook-delivery';
 
 /** The configuration; the secret is write-once: only creation and rotation answers carry it. */
 export class WebhookResponse {

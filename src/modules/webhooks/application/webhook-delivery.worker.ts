@@ -4,11 +4,8 @@ import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { AppConfig } from '../../../config/app-config.service';
-import { DeliveryStatus, outcomeOf } from '../domain/webhook-delivery';
-import {
-  ClaimedDelivery,
-  WebhookDeliveriesRepository,
-} from './ports/webhook-deliveries.repository';
+import { ClaimedDelivery, DeliveryStatus, outcomeOf } from '../domain/webhook-delivery';
+import { WebhookDeliveriesRepository } from '../infrastructure/webhook-deliveries.repository';
 import { WebhookSender } from './ports/webhook-sender';
 import { WebhookOutcomeBatcher } from './webhook-outcome.batcher';
 

@@ -1,8 +1,5 @@
-import type { AttemptOutcome } from '../domain/webhook-delivery';
-import type {
-  ClaimedDelivery,
-  WebhookDeliveriesRepository,
-} from './ports/webhook-deliveries.repository';
+import type { AttemptOutcome, ClaimedDelivery } from '../domain/webhook-delivery';
+import type { WebhookDeliveriesRepository } from '../infrastructure/webhook-deliveries.repository';
 
 export interface RecordedAttempt {
   /** False when the delivery was taken over by another worker (its lease ran out). */

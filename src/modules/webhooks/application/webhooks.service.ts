@@ -2,19 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
+import { UnitOfWork } from '../../../common/persistence/transaction';
 import { Clock } from '../../../common/time/clock';
 import type { CampaignEventType } from '../../campaigns/domain/campaign-events';
 import { normalizeEvents, WebhookEvent } from '../domain/webhook-events';
 import { Webhook } from '../domain/webhook.entity';
 import { WebhookDeliveryNotFoundError, WebhookNotConfiguredError } from '../domain/webhook.errors';
 import { generateWebhookSecret } from '../domain/webhook-signature';
-import {
-  AttemptRow,
-  DeliveryFilter,
-  DeliveryRow,
-  WebhookDeliveriesRepository,
-} from './ports/webhook-deliveries.repository';
-import { WebhooksRepository } from './ports/webhooks.repository';
+import { AttemptRow, DeliveryFilter, DeliveryRow } from '../domain/webhook-delivery';
+import { WebhookDeliveriesRepository } from '../infrastructure/webhook-deliveries.repository';
+import { WebhooksRepository } from '../infrastructure/webhooks.repository';
 import { WebhookSecrets } from './ports/webhook-secrets';
 
 export interface WebhookInput {
@@ -44,6 +41,7 @@ type AssertNone<T extends never> = T;
 @Injectable()
 export class WebhooksService {
   constructor(
+    private readonly unitOfWork: UnitOfWork,
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly secrets: WebhookSecrets,
@@ -69,10 +67,11 @@ export class WebhooksService {
       isActive: input.isActive ?? true,
     };
     const now = this.clock.now();
-    const result = await this.webhooks.withCompanyWebhook(companyId, async (existing, manager) => {
+    const result = await this.unitOfWork.run(async (tx) => {
+      const existing = await this.webhooks.lockForCompany(tx, companyId);
       if (existing) {
         existing.reconfigure(settings, now);
-        return { webhook: await this.webhooks.save(manager, existing), created: false };
+        return { webhook: await this.webhooks.save(tx, existing), created: false };
       }
       const secret = generateWebhookSecret();
       const webhook = Webhook.create(
@@ -81,7 +80,7 @@ export class WebhooksService {
         this.secrets.seal(companyId, secret),
         now,
       );
-      return { webhook: await this.webhooks.save(manager, webhook), secret, created: true };
+      return { webhook: await this.webhooks.save(tx, webhook), secret, created: true };
     });
     if (!result.created && settings.isActive) {
       await this.deliveries.makePendingDueNow(companyId);
@@ -90,18 +89,19 @@ export class WebhooksService {
   }
 
   async delete(companyId: number): Promise<void> {
-    await this.webhooks.withCompanyWebhook(companyId, async (existing, manager) => {
-      await this.webhooks.delete(manager, this.configured(existing));
+    await this.unitOfWork.run(async (tx) => {
+      const existing = await this.webhooks.lockForCompany(tx, companyId);
+      await this.webhooks.delete(tx, this.configured(existing));
     });
   }
 
   /** A new secret signs from now on; the previous one co-signs for 24 hours (see Webhook). */
   async rotateSecret(companyId: number): Promise<WebhookWithSecret> {
-    return this.webhooks.withCompanyWebhook(companyId, async (existing, manager) => {
-      const webhook = this.configured(existing);
+    return this.unitOfWork.run(async (tx) => {
+      const webhook = this.configured(await this.webhooks.lockForCompany(tx, companyId));
       const secret = generateWebhookSecret();
       webhook.rotateSecret(this.secrets.seal(companyId, secret), this.clock.now());
-      return { webhook: await this.webhooks.save(manager, webhook), secret, created: false };
+      return { webhook: await this.webhooks.save(tx, webhook), secret, created: false };
     });
   }
 

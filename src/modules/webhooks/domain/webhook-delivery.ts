@@ -97,3 +97,49 @@ export function outcomeOf(
     error,
   };
 }
+
+/** A delivery claimed for one attempt, with what the attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  companyId: number;
+  webhookId: number;
+  outboxEventId: string;
+  eventType: string;
+  campaignId: number | null;
+  /** This attempt's number (1 for the first). */
+  attempts: number;
+  url: string;
+  secretEncrypted: string;
+  /** Still within its grace period after a rotation; null otherwise. */
+  previousSecretEncrypted: string | null;
+  payload: Record<string, unknown>;
+}
+
+/** A page of a company's delivery log. */
+export interface DeliveryFilter {
+  page: number;
+  size: number;
+  status?: DeliveryStatus;
+  campaignId?: number;
+}
+
+export interface DeliveryRow {
+  id: string;
+  event: string;
+  campaignId: number | null;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+  nextAttemptAt: Date | null;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  startedAt: Date;
+  durationMs: number | null;
+  statusCode: number | null;
+  error: string | null;
+}

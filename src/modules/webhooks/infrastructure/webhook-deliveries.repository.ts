@@ -3,16 +3,13 @@ import { DataSource } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
 import {
   AttemptOutcome,
-  INTERRUPTED_BY_CRASH,
-  WEBHOOK_DELIVERY_LIFECYCLE,
-} from '../domain/webhook-delivery';
-import {
   AttemptRow,
   ClaimedDelivery,
   DeliveryFilter,
   DeliveryRow,
-  WebhookDeliveriesRepository,
-} from '../application/ports/webhook-deliveries.repository';
+  INTERRUPTED_BY_CRASH,
+  WEBHOOK_DELIVERY_LIFECYCLE,
+} from '../domain/webhook-delivery';
 
 const HELD_EXPIRED_ERROR = 'webhook desativado: evento não entregue em 24 horas';
 
@@ -35,11 +32,6 @@ function claimedColumns(d: string): string {
 /** Recently created deliveries are checked for a missed hand-over (see promoteWaiting). */
 const RECENT_WAITING = '5 minutes';
 
-/**
- * The delivery queue's SQL. Deliveries are created by the outbox trigger (see the
- * CreateWebhooks migration); a worker claims due ones with SKIP LOCKED and a lease, and a
- * delivery whose lease ran out (its worker died mid-attempt) is put back: at least once.
- */
 /** Each move as the delivery's transition table has it (SQL literals from the table, never input). */
 const MOVE = {
   claim: WEBHOOK_DELIVERY_LIFECYCLE.sql('claim'),
@@ -52,8 +44,60 @@ const SETTLED_FROM = MOVE.deliver.from;
 /** The statuses a delivery ends in. */
 const FINISHED = [MOVE.deliver.to, WEBHOOK_DELIVERY_LIFECYCLE.sql('fail').to].join(', ');
 
+/**
+ * recordOutcomes in one statement: the outcomes (guarded by status and attempt number, so a
+ * taken-over attempt writes nothing), their attempt-log lines, and the hand-over of each
+ * finished delivery's campaign to its next delivery ($8: claim it for this worker).
+ */
+const RECORD_OUTCOMES = `WITH input AS (
+     SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::timestamptz[], $5::int[],
+                          $6::text[], $7::int[])
+                AS i(id, attempts, status, next_at, code, error, duration)),
+   done AS (
+     UPDATE webhook_deliveries d
+        SET status = i.status, next_attempt_at = coalesce(i.next_at, d.next_attempt_at),
+            locked_until = NULL, last_status_code = i.code, last_error = left(i.error, 500),
+            delivered_at = CASE WHEN i.status = ${MOVE.deliver.to} THEN now() END,
+            finished_at = CASE WHEN i.status IN (${FINISHED}) THEN now() END
+       FROM input i
+      WHERE d.id = i.id AND d.status IN (${SETTLED_FROM}) AND d.attempts = i.attempts
+      RETURNING d.id, d.company_id, d.webhook_id, d.campaign_id, d.outbox_event_id, d.attempts,
+                d.attempt_started_at, d.status, i.code, i.error, i.duration),
+   logged AS (
+     INSERT INTO webhook_delivery_attempts
+            (company_id, delivery_id, attempt, started_at, duration_ms, status_code, error)
+     SELECT company_id, id, attempts, attempt_started_at, duration, code, left(error, 500)
+       FROM done),
+   successor AS (
+     SELECT done.id AS finished_id,
+            (SELECT n.id FROM webhook_deliveries n
+              WHERE n.webhook_id = done.webhook_id AND n.campaign_id = done.campaign_id
+                AND n.outbox_event_id > done.outbox_event_id AND n.status = 'PENDING'
+              ORDER BY n.outbox_event_id LIMIT 1) AS next_id
+       FROM done WHERE done.status IN (${FINISHED})),
+   next AS (
+     UPDATE webhook_deliveries d
+        SET next_attempt_at = now(),
+            status = CASE WHEN $8::boolean AND w.is_active THEN ${MOVE.claim.to} ELSE d.status END,
+            attempts = d.attempts + CASE WHEN $8::boolean AND w.is_active THEN 1 ELSE 0 END,
+            attempt_started_at = CASE WHEN $8::boolean AND w.is_active THEN now()
+                                      ELSE d.attempt_started_at END,
+            locked_until = CASE WHEN $8::boolean AND w.is_active
+                                THEN now() + make_interval(secs => $9::float8 / 1000) END
+       FROM successor s, webhooks w, outbox_events e
+      WHERE d.id = s.next_id AND d.next_attempt_at = 'infinity'
+        AND w.id = d.webhook_id AND e.id = d.outbox_event_id
+      RETURNING s.finished_id::text AS "finishedId", ${claimedColumns('d')}, d.status)
+   SELECT (SELECT array_agg(id::text) FROM done) AS recorded, next.*
+     FROM (SELECT 1) AS one LEFT JOIN next ON true`;
+
+/**
+ * The delivery queue's SQL. Deliveries are created by the outbox trigger (see the
+ * CreateWebhooks migration); a worker claims due ones with SKIP LOCKED and a lease, and a
+ * delivery whose lease ran out (its worker died mid-attempt) is put back: at least once.
+ */
 @Injectable()
-export class PgWebhookDeliveriesRepository implements WebhookDeliveriesRepository {
+export class WebhookDeliveriesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
@@ -105,61 +149,17 @@ export class PgWebhookDeliveriesRepository implements WebhookDeliveriesRepositor
   ): Promise<{ recorded: Set<string>; next: Map<string, ClaimedDelivery> }> {
     const rows = await queryRows<
       ClaimedDelivery & { recorded: string[] | null; finishedId: string | null; status: string }
-    >(
-      this.dataSource,
-      `WITH input AS (
-         SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::timestamptz[], $5::int[],
-                              $6::text[], $7::int[])
-                    AS i(id, attempts, status, next_at, code, error, duration)),
-       done AS (
-         UPDATE webhook_deliveries d
-            SET status = i.status, next_attempt_at = coalesce(i.next_at, d.next_attempt_at),
-                locked_until = NULL, last_status_code = i.code, last_error = left(i.error, 500),
-                delivered_at = CASE WHEN i.status = ${MOVE.deliver.to} THEN now() END,
-                finished_at = CASE WHEN i.status IN (${FINISHED}) THEN now() END
-           FROM input i
-          WHERE d.id = i.id AND d.status IN (${SETTLED_FROM}) AND d.attempts = i.attempts
-          RETURNING d.id, d.company_id, d.webhook_id, d.campaign_id, d.outbox_event_id, d.attempts,
-                    d.attempt_started_at, d.status, i.code, i.error, i.duration),
-       logged AS (
-         INSERT INTO webhook_delivery_attempts
-                (company_id, delivery_id, attempt, started_at, duration_ms, status_code, error)
-         SELECT company_id, id, attempts, attempt_started_at, duration, code, left(error, 500)
-           FROM done),
-       successor AS (
-         SELECT done.id AS finished_id,
-                (SELECT n.id FROM webhook_deliveries n
-                  WHERE n.webhook_id = done.webhook_id AND n.campaign_id = done.campaign_id
-                    AND n.outbox_event_id > done.outbox_event_id AND n.status = 'PENDING'
-                  ORDER BY n.outbox_event_id LIMIT 1) AS next_id
-           FROM done WHERE done.status IN (${FINISHED})),
-       next AS (
-         UPDATE webhook_deliveries d
-            SET next_attempt_at = now(),
-                status = CASE WHEN $8::boolean AND w.is_active THEN ${MOVE.claim.to} ELSE d.status END,
-                attempts = d.attempts + CASE WHEN $8::boolean AND w.is_active THEN 1 ELSE 0 END,
-                attempt_started_at = CASE WHEN $8::boolean AND w.is_active THEN now()
-                                          ELSE d.attempt_started_at END,
-                locked_until = CASE WHEN $8::boolean AND w.is_active
-                                    THEN now() + make_interval(secs => $9::float8 / 1000) END
-           FROM successor s, webhooks w, outbox_events e
-          WHERE d.id = s.next_id AND d.next_attempt_at = 'infinity'
-            AND w.id = d.webhook_id AND e.id = d.outbox_event_id
-          RETURNING s.finished_id::text AS "finishedId", ${claimedColumns('d')}, d.status)
-       SELECT (SELECT array_agg(id::text) FROM done) AS recorded, next.*
-         FROM (SELECT 1) AS one LEFT JOIN next ON true`,
-      [
-        attempts.map((a) => a.delivery.id),
-        attempts.map((a) => a.delivery.attempts),
-        attempts.map((a) => a.outcome.status),
-        attempts.map((a) => a.outcome.nextAttemptAt),
-        attempts.map((a) => a.outcome.statusCode),
-        attempts.map((a) => a.outcome.error),
-        attempts.map((a) => Math.round(a.durationMs)),
-        handOver !== null,
-        handOver?.leaseMs ?? 0,
-      ],
-    );
+    >(this.dataSource, RECORD_OUTCOMES, [
+      attempts.map((a) => a.delivery.id),
+      attempts.map((a) => a.delivery.attempts),
+      attempts.map((a) => a.outcome.status),
+      attempts.map((a) => a.outcome.nextAttemptAt),
+      attempts.map((a) => a.outcome.statusCode),
+      attempts.map((a) => a.outcome.error),
+      attempts.map((a) => Math.round(a.durationMs)),
+      handOver !== null,
+      handOver?.leaseMs ?? 0,
+    ]);
     const next = new Map<string, ClaimedDelivery>();
     for (const { recorded: _recorded, finishedId, status, ...claimed } of rows) {
       if (finishedId !== null && status === WEBHOOK_DELIVERY_LIFECYCLE.target('claim')) {
@@ -210,6 +210,10 @@ export class PgWebhookDeliveriesRepository implements WebhookDeliveriesRepositor
     return rows.length;
   }
 
+  /**
+   * For the metrics: PENDING deliveries due now whose webhook is on, counted up to `cap` over
+   * the due index (those waiting for an earlier event of their campaign are not due).
+   */
   async countDue(cap: number): Promise<number> {
     const rows = await queryRows<{ due: number }>(
       this.dataSource,

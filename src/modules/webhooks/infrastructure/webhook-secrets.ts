@@ -7,11 +7,6 @@ const MAX_CACHED = 1000;
 /** Opened secrets do not stay in memory for good once their webhook goes quiet. */
 const CACHE_TTL_MS = 60 * 60 * 1000;
 
-/**
- * Webhook secrets at rest: sealed with the SecretBox, bound to their company (a sealed value
- * copied to another company does not open). Opened values are kept in memory by their sealed
- * text, so a busy worker does not decrypt per delivery; a rotated secret has a new sealed text.
- */
 @Injectable()
 export class SealedWebhookSecrets implements WebhookSecrets {
   private readonly opened = new ExpiringMap<string, string>(CACHE_TTL_MS, MAX_CACHED);
@@ -22,7 +17,6 @@ export class SealedWebhookSecrets implements WebhookSecrets {
     return this.box.encrypt(secret, context(companyId));
   }
 
-  /** Throws SecretBoxError when it does not open (another ENCRYPTION_KEY, tampered). */
   open(companyId: number, sealed: string): string {
     const key = `${companyId}:${sealed}`;
     const cached = this.opened.get(key);

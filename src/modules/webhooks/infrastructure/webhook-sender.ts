@@ -3,10 +3,9 @@ import { SecretBoxError } from '../../../common/crypto/secret-box';
 import { OutboundHttpClient } from '../../../common/outbound/outbound-http.client';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { WebhookSecrets } from '../application/ports/webhook-secrets';
-import type { AttemptResult } from '../domain/webhook-delivery';
+import type { AttemptResult, ClaimedDelivery } from '../domain/webhook-delivery';
 import { webhookBody, webhookMessageId } from '../domain/webhook-payload';
 import { signatureHeader } from '../domain/webhook-signature';
-import type { ClaimedDelivery } from '../application/ports/webhook-deliveries.repository';
 import { WebhookSender } from '../application/ports/webhook-sender';
 
 /** Only the receiver's status is kept; an answer larger than this fails the attempt. */
@@ -14,13 +13,6 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 const UNREADABLE_SECRET =
   'não foi possível abrir o segredo do webhook (ENCRYPTION_KEY diferente da que o criou?); gere um novo com rotate-secret';
 
-/**
- * One signed POST of a delivery (Standard Webhooks): webhook-id is the event's (the same on
- * every attempt), webhook-timestamp the attempt's time in Unix seconds, webhook-signature one
- * `v1,` signature per live secret. It goes through the outbound client, so the target check
- * (link-local and metadata always refused, private ranges with OUTBOUND_DENY_PRIVATE=true),
- * the time budget and the no-redirect rule hold for every attempt, not only at configuration.
- */
 @Injectable()
 export class HttpWebhookSender implements WebhookSender {
   constructor(

@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute } from '../../../database/query-rows';
+import { managerOf } from '../../../database/transactions';
 import { Webhook } from '../domain/webhook.entity';
-import { WebhooksRepository } from '../application/ports/webhooks.repository';
 
 /** Any constant ("WHK1"): with the company id it names the lock on one company's webhook writes. */
 const WEBHOOK_LOCK_SPACE = 0x57_48_4b_31;
 
 @Injectable()
-export class PgWebhooksRepository implements WebhooksRepository {
+export class WebhooksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   findByCompany(companyId: number): Promise<Webhook | null> {
@@ -15,29 +17,25 @@ export class PgWebhooksRepository implements WebhooksRepository {
   }
 
   /**
-   * Runs `work` with the company's webhook (or null) while holding a per-company lock, so that
-   * two concurrent PUTs cannot both create one, and a rotation cannot lose a concurrent edit.
+   * The company's webhook (or null), with a per-company lock held until `tx` ends, so that two
+   * concurrent PUTs cannot both create one, and a rotation cannot lose a concurrent edit.
    */
-  withCompanyWebhook<T>(
-    companyId: number,
-    work: (webhook: Webhook | null, manager: EntityManager) => Promise<T>,
-  ): Promise<T> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [
-        WEBHOOK_LOCK_SPACE,
-        companyId,
-      ]);
-      const webhook = await manager.getRepository(Webhook).findOne({ where: { companyId } });
-      return work(webhook, manager);
-    });
+  async lockForCompany(tx: Transaction, companyId: number): Promise<Webhook | null> {
+    await execute(tx, 'SELECT pg_advisory_xact_lock($1::int, $2::int)', [
+      WEBHOOK_LOCK_SPACE,
+      companyId,
+    ]);
+    return managerOf(tx).getRepository(Webhook).findOne({ where: { companyId } });
   }
 
-  save(manager: EntityManager, webhook: Webhook): Promise<Webhook> {
-    return manager.getRepository(Webhook).save(webhook);
+  save(tx: Transaction, webhook: Webhook): Promise<Webhook> {
+    return managerOf(tx).getRepository(Webhook).save(webhook);
   }
 
   /** Its deliveries and their attempt log go with it (foreign keys ON DELETE CASCADE). */
-  async delete(manager: EntityManager, webhook: Webhook): Promise<void> {
-    await manager.getRepository(Webhook).delete({ id: webhook.id, companyId: webhook.companyId });
+  async delete(tx: Transaction, webhook: Webhook): Promise<void> {
+    await managerOf(tx)
+      .getRepository(Webhook)
+      .delete({ id: webhook.id, companyId: webhook.companyId });
   }
 }

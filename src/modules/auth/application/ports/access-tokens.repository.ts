@@ -1,4 +1,6 @@
+import type { Transaction } from '../../../../common/persistence/transaction';
 import type { AccessToken } from '../../domain/access-token.entity';
+
 export interface TokenCompanyRow {
   company_id: number;
   name: string;
@@ -11,7 +13,7 @@ export interface TokenCompanyRow {
 }
 
 export abstract class AccessTokensRepository {
-  abstract save(token: AccessToken): Promise<AccessToken>;
+  abstract save(token: AccessToken, tx?: Transaction): Promise<AccessToken>;
   /** One indexed lookup: the live token, its company and the company's subscription status. */
   abstract findLiveTokenCompany(tokenHash: string): Promise<TokenCompanyRow | null>;
   abstract revoke(companyId: number, tokenHash: string, now: Date): Promise<void>;

@@ -1,5 +1,5 @@
 import type { TrackedEvent } from '../../domain/gateway-event';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../../common/persistence/transaction';
 
 /** An event to store; its payload is `{data, at}` (at: the gateway's time, ISO 8601). */
 export interface IncomingGatewayEvent {
@@ -40,12 +40,11 @@ export function eventTime(payload: Record<string, unknown>, fallback: Date): Dat
  * (kept with its reason, never claimed again), as is one that keeps failing for any reason.
  */
 export abstract class GatewayEventsRepository {
-  abstract transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
   /**
-   * Runs `work` inside `manager`'s transaction so that, when it throws, only its own writes
-   * are undone and the transaction goes on; the error is thrown again.
+   * Runs `work` inside `tx` so that, when it throws, only its own writes are undone and the
+   * transaction goes on; the error is thrown again.
    */
-  abstract inSavepoint<T>(manager: EntityManager, work: () => Promise<T>): Promise<T>;
+  abstract inSavepoint<T>(tx: Transaction, work: () => Promise<T>): Promise<T>;
   /**
    * One statement for the whole batch, with the NOTIFY that wakes the processors. Writes only
    * the events whose configuration still exists and tracks delivery; answers those
@@ -56,21 +55,21 @@ export abstract class GatewayEventsRepository {
    * Due receipts and replies, locked for this transaction: the companies that have some share
    * the `limit` equally (one company's flood cannot crowd out another's), each one's in due order.
    */
-  abstract claimDue(manager: EntityManager, limit: number): Promise<StoredGatewayEvent[]>;
+  abstract claimDue(tx: Transaction, limit: number): Promise<StoredGatewayEvent[]>;
   /**
    * Every pending connection event of up to `configs` configurations that have one due, leased
    * for `leaseMs` (no other processor takes them meanwhile; after a crash they come back). Each
    * configuration's window opens: its next connection events wait until it ends.
    */
   abstract leaseConnections(configs: number, leaseMs: number): Promise<StoredGatewayEvent[]>;
-  abstract delete(ids: string[], manager?: EntityManager): Promise<void>;
-  abstract retryLater(manager: EntityManager, ids: string[], delayMs: number): Promise<void>;
+  abstract delete(ids: string[], tx?: Transaction): Promise<void>;
+  abstract retryLater(tx: Transaction, ids: string[], delayMs: number): Promise<void>;
   /**
    * An application that failed for a reason not the events' own: each is tried again after
    * baseMs × 2^(its faults so far), its faults counted.
    */
-  abstract retryAfterFault(ids: string[], baseMs: number, manager?: EntityManager): Promise<void>;
+  abstract retryAfterFault(ids: string[], baseMs: number, tx?: Transaction): Promise<void>;
   /** Kept with its reason for an operator, never claimed again. */
-  abstract setAside(id: string, reason: string, manager?: EntityManager): Promise<void>;
+  abstract setAside(id: string, reason: string, tx?: Transaction): Promise<void>;
   abstract msUntilNextDue(): Promise<number | null>;
 }

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../../common/persistence/transaction';
 export interface NoticeRequest {
   companyId: number;
   gatewayConfigId: number;
@@ -12,5 +12,5 @@ export interface NoticeRequest {
 
 /** Notices are rows written with the state change that causes them; the notice worker sends them. */
 export abstract class NoticeQueue {
-  abstract enqueue(manager: EntityManager, notice: NoticeRequest): Promise<void>;
+  abstract enqueue(tx: Transaction, notice: NoticeRequest): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../../../common/persistence/transaction';
 export interface OutboxEvent {
   companyId: number;
   campaignId: number | null;
@@ -12,5 +12,5 @@ export interface OutboxEvent {
  * when the state change that caused it was committed. Webhook delivery reads them later.
  */
 export abstract class OutboxWriter {
-  abstract append(manager: EntityManager, events: OutboxEvent[]): Promise<void>;
+  abstract append(tx: Transaction, events: OutboxEvent[]): Promise<void>;
 }

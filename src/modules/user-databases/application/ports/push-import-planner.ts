@@ -15,7 +15,7 @@ export interface PushImportPlanInput {
 export interface PlannedPushImport {
   columns: ColumnDefinition[];
   addedColumns: ColumnDefinition[];
-  /** The records in batches, each ready for RecordBatch.writePrepared. */
+  /** The records in batches, each ready for RecordBatchWriter.writePrepared. */
   batches: AsyncIterable<string>;
   /** The counts, complete once `batches` has been read to the end. */
   tally(): PushImportTally;

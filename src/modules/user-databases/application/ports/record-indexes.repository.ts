@@ -1,5 +1,16 @@
-import type { RecordSort } from './records.repository';
-import type { EntityManager, QueryRunner } from 'typeorm';
+import type { Transaction } from '../../../../common/persistence/transaction';
+import type { RecordSort } from '../../domain/record-page';
+
+declare const INDEX_CONNECTION: unique symbol;
+
+/**
+ * A database connection of the index work's own, outside any transaction (CREATE and DROP
+ * INDEX CONCURRENTLY need one), held with the index's advisory lock: a handle to pass on.
+ */
+export interface IndexConnection {
+  readonly [INDEX_CONNECTION]: true;
+}
+
 /** A per-database index the worker builds or drops. */
 export interface IndexRequest {
   name: string;
@@ -39,20 +50,20 @@ export abstract class RecordIndexesRepository {
    * Idempotent; returns whether a new request was queued. A request not yet started waits
    * until LOAD_SETTLE_SECONDS after the last load that asked for it.
    */
-  abstract requestSearchIndex(manager: EntityManager, databaseId: number): Promise<boolean>;
+  abstract requestSearchIndex(tx: Transaction, databaseId: number): Promise<boolean>;
   /**
-   * Idempotent: one month-day index per DATE column of the database, read in `manager`'s
-   * transaction (a load's columns are saved in it). Returns how many new requests were queued.
-   * Like the search index, they wait for the loads to settle.
+   * Idempotent: one month-day index per DATE column of the database, read in `tx` (a load's
+   * columns are saved in it). Returns how many new requests were queued. Like the search
+   * index, they wait for the loads to settle.
    */
-  abstract requestMonthDayIndexes(manager: EntityManager, databaseId: number): Promise<number>;
+  abstract requestMonthDayIndexes(tx: Transaction, databaseId: number): Promise<number>;
   abstract requestSortIndex(
     databaseId: number,
     sort: RecordSort,
     position: number | null,
   ): Promise<boolean>;
   /** The database is gone: its indexes are dropped by the worker (DROP INDEX CONCURRENTLY). */
-  abstract dropAllOf(manager: EntityManager, databaseId: number): Promise<void>;
+  abstract dropAllOf(tx: Transaction, databaseId: number): Promise<void>;
   /** One request due for work, leased (a dead worker's request is taken over when the lease ends). */
   abstract claim(): Promise<IndexRequest | null>;
   /** Only if still PENDING: a database deleted during the build turned it into DROP. */
@@ -68,20 +79,20 @@ export abstract class RecordIndexesRepository {
    */
   abstract exclusively(
     name: string,
-    work: (runner: QueryRunner) => Promise<void>,
+    work: (connection: IndexConnection) => Promise<void>,
   ): Promise<'done' | 'busy'>;
   /**
    * Builds the index without blocking writes (a plain CREATE INDEX would stop every company's
    * inserts into the table); a half-built, invalid one left by a dead builder is dropped first.
    */
-  abstract build(runner: QueryRunner, request: IndexRequest): Promise<void>;
+  abstract build(connection: IndexConnection, request: IndexRequest): Promise<void>;
   /**
    * Fresh planner statistics after a bulk load. Until autovacuum's next pass, a new database
    * of a million records looks empty to the planner, which then sorts it whole for a page of
    * 25 (2 s instead of 1 ms). skipLocked: give up rather than wait behind an index build.
    */
-  abstract analyzeRecords(skipLocked: boolean, runner?: QueryRunner): Promise<void>;
-  abstract drop(runner: QueryRunner, name: string): Promise<void>;
+  abstract analyzeRecords(skipLocked: boolean, connection?: IndexConnection): Promise<void>;
+  abstract drop(connection: IndexConnection, name: string): Promise<void>;
   /** Another worker is still building it: leave the request leased, without spending an attempt. */
   abstract postpone(name: string): Promise<void>;
   abstract msUntilNextDue(): Promise<number | null>;

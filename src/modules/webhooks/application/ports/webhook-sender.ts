@@ -1,5 +1,4 @@
-import type { ClaimedDelivery } from './webhook-deliveries.repository';
-import type { AttemptResult } from '../../domain/webhook-delivery';
+import type { AttemptResult, ClaimedDelivery } from '../../domain/webhook-delivery';
 /**
  * One signed POST of a delivery (Standard Webhooks): webhook-id is the event's (the same on
  * every attempt), webhook-timestamp the attempt's time in Unix seconds, webhook-signature one

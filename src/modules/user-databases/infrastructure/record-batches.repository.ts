@@ -1,10 +1,18 @@
-import type { EntityManager } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
 import { Injectable } from '@nestjs/common';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { queryRows } from '../../../database/query-rows';
 import { TimeSlicer } from '../../../common/work/time-slicer';
 import type { StoredRecord } from '../domain/stored-record';
-import type { BatchTarget, RecordBatch, RecordBatches } from '../application/ports/record-batches';
 import { batchJson, RECORD_BATCH_SIZE, serializeRecord } from './record-batch-format';
+
+export interface BatchTarget {
+  databaseId: number;
+  companyId: number;
+  /** created_at and updated_at of every record written. */
+  now: Date;
+  /** Leave out records whose phone the database already has (de-duplicating appends). */
+  skipExistingPhones?: boolean;
+}
 
 const INSERT = `
   WITH inserted AS (
@@ -21,14 +29,14 @@ const INSERT = `
  * jsonb_to_recordset per batch, inside the caller's transaction. One batch is in flight while
  * the next is being built, so parsing and inserting overlap; at most two batches are held.
  */
-export class RecordBatchWriter implements RecordBatch {
+export class RecordBatchWriter {
   /** Each record as its JSON text (serializeRecord). */
   private batch: string[] = [];
   private inFlight: Promise<void> = Promise.resolve();
   private written = 0;
 
   constructor(
-    private readonly manager: EntityManager,
+    private readonly tx: Transaction,
     private readonly target: BatchTarget,
   ) {}
 
@@ -49,6 +57,10 @@ export class RecordBatchWriter implements RecordBatch {
     await this.send(batchJson(batch));
   }
 
+  /**
+   * Sends a batch another thread prepared (serializeRecord of each record, joined as a JSON
+   * array), after the records pushed so far.
+   */
   async writePrepared(json: string): Promise<void> {
     if (this.batch.length > 0) {
       await this.flush();
@@ -88,7 +100,7 @@ export class RecordBatchWriter implements RecordBatch {
   }
 
   private async insert(json: string): Promise<void> {
-    const rows = await queryRows<{ n: number }>(this.manager, INSERT, [
+    const rows = await queryRows<{ n: number }>(this.tx, INSERT, [
       this.target.databaseId,
       this.target.companyId,
       this.target.now,
@@ -99,9 +111,10 @@ export class RecordBatchWriter implements RecordBatch {
   }
 }
 
+/** Opens record batches (the bulk insert of file uploads, push imports and gateway sync). */
 @Injectable()
-export class PgRecordBatches implements RecordBatches {
-  open(manager: EntityManager, target: BatchTarget): RecordBatch {
-    return new RecordBatchWriter(manager, target);
+export class RecordBatches {
+  open(tx: Transaction, target: BatchTarget): RecordBatchWriter {
+    return new RecordBatchWriter(tx, target);
   }
 }

@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
+import {
+  GatewayConfigsService,
+  GatewayConfigSummary,
+} from '../../gateway/application/gateway-configs.service';
+import {
+  GatewayError,
+  GatewayTarget,
+  MessagingGateway,
+} from '../../gateway/domain/messaging-gateway';
+import type { Campaign } from '../domain/campaign.entity';
+import {
+  CampaignGatewayConfigRemovedError,
+  GatewayCheckFailedError,
+} from '../domain/campaign.errors';
+import type { CampaignInput } from './campaign-input';
+
+/**
+ * What a campaign's creation and retry ask of the gateway before anything is written: the
+ * configuration to send through (saved from inline credentials when need be) and a connected
+ * instance. Every refusal is a 400 that says what the gateway answered.
+ */
+@Injectable()
+export class CampaignGatewayCheck {
+  constructor(
+    private readonly gatewayConfigs: GatewayConfigsService,
+    private readonly gateway: MessagingGateway,
+  ) {}
+
+  /**
+   * The configuration to send through, its instance checked unless this is a draft. Inline
+   * credentials are kept as a saved configuration (key encrypted at rest), one per URL and
+   * instance, so every campaign response can name its gatewayConfig and the engine reads the
+   * key from one place; the newest key given wins, but only once the gateway accepted it: a
+   * typo must not break the campaigns already sending with the saved key.
+   */
+  async resolve(
+    companyId: number,
+    command: CampaignInput,
+  ): Promise<{ config: GatewayConfigSummary; target: GatewayTarget }> {
+    if (command.gatewayConfigId !== undefined) {
+      const resolved = await this.gatewayConfigs.resolveTarget(companyId, command.gatewayConfigId);
+      if (!command.isDraft) {
+        await this.assertInstanceConnected(resolved.target);
+      }
+      return resolved;
+    }
+    const input = {
+      name: (command.gatewayInstance as string).trim(),
+      url: (command.gatewayUrl as string).trim(),
+      apiKey: (command.gatewayApiKey as string).trim(),
+      instance: (command.gatewayInstance as string).trim(),
+    };
+    const existing = (await this.gatewayConfigs.list(companyId)).find(
+      (config) => config.url === input.url && config.instance === input.instance,
+    );
+    const current = existing
+      ? await this.gatewayConfigs.resolveTarget(companyId, existing.id).catch(() => null)
+      : null;
+    if (!command.isDraft) {
+      await this.assertInstanceConnected({
+        url: input.url,
+        apiKey: input.apiKey,
+        instance: input.instance,
+      });
+    } else if (existing && current?.target.apiKey !== input.apiKey) {
+      await this.assertKeyAccepted({
+        url: input.url,
+        apiKey: input.apiKey,
+        instance: input.instance,
+      });
+    }
+    if (current?.target.apiKey === input.apiKey) {
+      // The same key again (every campaign of an integration sends it) writes nothing: a
+      // rewrite per campaign made concurrent creations queue on the configuration's row.
+      return current;
+    }
+    const saved = existing
+      ? await this.gatewayConfigs.update(companyId, existing.id, { apiKey: input.apiKey })
+      : await this.gatewayConfigs.create(companyId, input);
+    return this.gatewayConfigs.resolveTarget(companyId, saved.id);
+  }
+
+  /**
+   * A retry goes through the campaign's configuration as it is now: it must still exist (a
+   * finished campaign does not keep it from being deleted) and its instance must be connected,
+   * as at creation, so that a retry does not fail again at once on a known cause.
+   */
+  async assertCanSendThrough(campaign: Campaign): Promise<void> {
+    let target: GatewayTarget;
+    try {
+      ({ target } = await this.gatewayConfigs.resolveTarget(
+        campaign.companyId,
+        campaign.gatewayConfigId,
+      ));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundError) {
+        throw new CampaignGatewayConfigRemovedError();
+      }
+      throw error;
+    }
+    await this.assertInstanceConnected(target);
+  }
+
+  /** A draft's new key for a saved configuration: the gateway must accept it, connected or not. */
+  private async assertKeyAccepted(target: GatewayTarget): Promise<void> {
+    try {
+      await this.gateway.connectionState(target);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) {
+        throw error;
+      }
+      throw new GatewayCheckFailedError(gatewayCheckMessage(error));
+    }
+  }
+
+  /** Creation checks the gateway: unknown instance, refused key or a disconnected instance is a 400. */
+  private async assertInstanceConnected(target: GatewayTarget): Promise<void> {
+    try {
+      const state = await this.gateway.connectionState(target);
+      if (state !== 'open') {
+        throw new GatewayCheckFailedError(
+          `A instância do gateway não está conectada (estado: ${state})`,
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof GatewayError)) {
+        throw error;
+      }
+      throw new GatewayCheckFailedError(gatewayCheckMessage(error));
+    }
+  }
+}
+
+function gatewayCheckMessage(error: GatewayError): string {
+  switch (error.kind) {
+    case 'bad_credentials':
+      return 'Credenciais do gateway inválidas: a chave de API foi recusada';
+    case 'unknown_instance':
+      return 'Credenciais do gateway inválidas: a instância não existe';
+    case 'disconnected':
+      return 'A instância do gateway não está conectada';
+    case 'target_refused':
+      return 'O endereço do gateway não é permitido';
+    case 'refused_number':
+    case 'rejected':
+    case 'transient':
+    case 'uncertain':
+    case 'media_unreachable':
+      return `Não foi possível verificar o gateway: ${error.message}`.slice(0, 300);
+  }
+}
