@@ -19,6 +19,7 @@ export async function until<T>(
   const deadline = Date.now() + ms;
   let value = await read();
   while (!done(value) && Date.now() < deadline) {
+    // The polling interval; the deadline bounds the wait.
     await sleep(50);
     value = await read();
   }

@@ -55,8 +55,11 @@ describe('campaign dispatch engine', () => {
     const lease = async (): Promise<{ locked_by: string | null; sent_contacts: number }> =>
       (await db().query(`SELECT locked_by, sent_contacts FROM campaigns WHERE id = $1`, [c.id]))
         .rows[0];
-    // Given back within the 3 s pause: before the second message is sent.
-    const waiting = await until(lease, (row) => row.locked_by === null || row.sent_contacts > 1);
+    // Given back within the 3 s pause: after the first message, before the second.
+    const waiting = await until(
+      lease,
+      (row) => row.sent_contacts > 1 || (row.sent_contacts === 1 && row.locked_by === null),
+    );
     expect(waiting).toEqual({ locked_by: null, sent_contacts: 1 });
 
     await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');

@@ -76,6 +76,7 @@ describe('a storm of connection events', () => {
     const started = Date.now();
     const posts: Array<Promise<number | null>> = [];
     for (let i = 0; i < perSecond * seconds; i += 1) {
+      // A real span: each event at its time in the storm.
       await sleep(started + (i * 1000) / perSecond - Date.now());
       posts.push(fake.emit(instance, 'connection.update', { instance, ...data }));
     }
