@@ -1,4 +1,5 @@
 import type { TestCompany } from './test-app';
+import { until } from './waiting';
 
 /** A user database made by a generic push import (every column is text, the phone normalized). */
 export async function importDatabase(
@@ -59,26 +60,18 @@ export function otherDay(yearsAgo = 30): string {
   return `${today.slice(0, 5)}${String((month % 12) + 1).padStart(2, '0')}-15`;
 }
 
-/**
- * The automation's runs once the newest has COMPLETED, or as they stand when `timeoutMs` runs
- * out (the caller's assertions then say what was missing).
- */
+/** The automation's runs once the newest has COMPLETED. */
 export async function runsOnceCompleted(
   company: TestCompany,
   automationId: number,
   timeoutMs: number,
-  pollMs: number,
 ): Promise<Array<Record<string, any>>> {
-  const deadline = Date.now() + timeoutMs;
-  let runs: Array<Record<string, any>> = [];
-  while (Date.now() < deadline) {
-    runs = (await company.get(`/api/automations/${automationId}/runs`)).body;
-    if (runs.length > 0 && runs[0].status === 'COMPLETED') {
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
-  return runs;
+  return until(
+    async () => (await company.get(`/api/automations/${automationId}/runs`)).body,
+    (runs) => runs.length > 0 && runs[0].status === 'COMPLETED',
+    timeoutMs,
+    'a COMPLETED newest run',
+  );
 }
 
 /** Starts a run at once (run-now) and waits until it is no longer RUNNING. */
@@ -88,16 +81,13 @@ export async function runNowAndWait(
   timeoutMs = 30_000,
 ): Promise<Record<string, any>> {
   const started = await company.post(`/api/automations/${automationId}/run-now`).expect(202);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const runs = (await company.get(`/api/automations/${automationId}/runs`).expect(200)).body;
-    const run = runs.find((r: { id: number }) => r.id === started.body.id);
-    if (run && run.status !== 'RUNNING') {
-      return run;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`run did not finish: ${JSON.stringify(run)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return until(
+    async () =>
+      (await company.get(`/api/automations/${automationId}/runs`).expect(200)).body.find(
+        (r: { id: number }) => r.id === started.body.id,
+      ),
+    (run) => run !== undefined && run.status !== 'RUNNING',
+    timeoutMs,
+    'the end of the run',
+  );
 }

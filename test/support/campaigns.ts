@@ -1,5 +1,6 @@
 import type { FakeEvolutionApi } from './fake-evolution-api';
 import type { TestCompany } from './test-app';
+import { until } from './waiting';
 
 let instanceCounter = 0;
 
@@ -51,23 +52,19 @@ export function campaignBody(
   };
 }
 
-/** Polls the campaign until `until` holds (the engine works in the background). */
+/** Polls the campaign until `reached` holds (the engine works in the background). */
 export async function waitForCampaign(
   company: TestCompany,
   id: number,
-  until: (campaign: Record<string, any>) => boolean,
+  reached: (campaign: Record<string, any>) => boolean,
   timeoutMs = 60_000,
 ): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Record<string, any> = {};
-  while (Date.now() < deadline) {
-    last = (await company.get(`/api/campaigns/${id}`)).body;
-    if (until(last)) {
-      return last;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`campaign ${id} did not reach the expected state; last: ${JSON.stringify(last)}`);
+  return until(
+    async () => (await company.get(`/api/campaigns/${id}`)).body,
+    reached,
+    timeoutMs,
+    `the expected state of campaign ${id}`,
+  );
 }
 
 export function phones(count: number, start = 0): Array<{ phoneNumber: string; name: string }> {

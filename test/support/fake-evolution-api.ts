@@ -434,6 +434,7 @@ export class FakeEvolutionApi {
           }).catch(() => 0),
         );
       }
+      // A real span: the storm is a rate, posted in steps of 5 ms.
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const statuses: Record<number, number> = {};

@@ -31,6 +31,8 @@ export interface TestApp {
   config: AppConfig;
   http: TestAgent;
   baseUrl: string;
+  /** The database the app runs on. */
+  databaseUrl: string;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startAppOn(
     config,
     http,
     baseUrl: baseUrl.replace('[::1]', '127.0.0.1'),
+    databaseUrl,
     close: () => app.close(),
   };
 }

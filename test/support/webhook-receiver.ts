@@ -1,13 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Logger } from '@nestjs/common';
-import { Pool } from 'pg';
-import { sqlPool } from './db';
-import { startAppOn } from '../e2e/foundation/helpers/app-on-database';
-import { createDedicatedDatabase } from '../e2e/foundation/helpers/databases';
-import type { FakeEvolutionApi } from './fake-evolution-api';
-import type { TestApp } from './test-app';
 
 /** One request as the receiver got it, and what it answered. */
 export interface ReceivedWebhook {
@@ -217,39 +210,4 @@ function parse(raw: string): Record<string, any> {
   } catch {
     return {};
   }
-}
-
-/** The app of a webhook spec and a pool on its database, once beforeAll has run. */
-export interface DedicatedWebhookApp {
-  readonly t: TestApp;
-  readonly pool: Pool;
-}
-
-/**
- * Registers the beforeAll/afterAll of a spec whose worker must deliver only its own events: a
- * database of its own, the fake gateway and the receiver started, the app on that database
- * with `env`; all of it stopped and dropped afterwards.
- */
-export function useDedicatedWebhookApp(
-  databaseName: string,
-  env: Record<string, string>,
-  fake: FakeEvolutionApi,
-  receiver: WebhookReceiver,
-): DedicatedWebhookApp {
-  let database: { url: string; drop(): Promise<void> };
-  const state = {} as { t: TestApp; pool: Pool };
-  beforeAll(async () => {
-    Logger.overrideLogger(false);
-    database = await createDedicatedDatabase(databaseName);
-    await Promise.all([fake.start(), receiver.start()]);
-    state.t = await startAppOn(database.url, env);
-    state.pool = sqlPool(database.url, 2);
-  });
-  afterAll(async () => {
-    await state.t.close();
-    await state.pool.end();
-    await Promise.all([fake.stop(), receiver.stop()]);
-    await database.drop();
-  });
-  return state;
 }

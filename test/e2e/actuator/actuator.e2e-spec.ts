@@ -3,7 +3,7 @@ import { arch, availableParallelism, release, type } from 'node:os';
 import { join } from 'node:path';
 import type request from 'supertest';
 import { ComponentHealth, HealthRegistry } from '../../../src/common/health/health-registry';
-import { startTestApp, TestApp } from '../../support/test-app';
+import { useE2eFixture } from '../../support/e2e-fixture';
 
 const PACKAGE = JSON.parse(
   readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8'),
@@ -26,22 +26,15 @@ function expectNoRateLimitHeaders(response: request.Response): void {
 }
 
 describe('actuator and API documentation', () => {
-  let t: TestApp;
+  const { t } = useE2eFixture({
+    env: { APP_TIMEZONE: 'Europe/Lisbon', ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1', METRICS_TOKEN },
+  });
   let registry: HealthRegistry;
-
-  beforeAll(async () => {
-    t = await startTestApp({
-      APP_TIMEZONE: 'Europe/Lisbon',
-      ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1',
-      METRICS_TOKEN,
-    });
+  beforeAll(() => {
     registry = t.app.get(HealthRegistry);
   });
   afterEach(() => {
     registry.register('queue', UP_QUEUE);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   describe('GET /actuator/info', () => {
@@ -233,14 +226,9 @@ describe('actuator and API documentation', () => {
   });
 
   describe('GET /actuator/health without METRICS_TOKEN', () => {
-    let open: TestApp;
-
-    beforeAll(async () => {
-      open = await startTestApp();
+    const { t: open } = useE2eFixture();
+    beforeAll(() => {
       open.app.get(HealthRegistry).register('queue', UP_QUEUE);
-    });
-    afterAll(async () => {
-      await open.close();
     });
 
     it('shows no caller the details, whatever it presents: no one holds the token', async () => {
@@ -256,14 +244,7 @@ describe('actuator and API documentation', () => {
   });
 
   describe('OpenAPI', () => {
-    let docs: TestApp;
-
-    beforeAll(async () => {
-      docs = await startTestApp();
-    });
-    afterAll(async () => {
-      await docs.close();
-    });
+    const { t: docs } = useE2eFixture();
 
     it('GET /api/docs-json is an OpenAPI 3 document listing the auth, settings and admin paths', async () => {
       const response = await docs.http.get('/api/docs-json').expect(200);

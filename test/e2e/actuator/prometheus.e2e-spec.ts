@@ -1,11 +1,12 @@
 import type request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
 import { Sample, samplesOf, total } from '../../support/prometheus';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
-import { useDedicatedWebhookApp, WebhookReceiver } from '../../support/webhook-receiver';
+import { TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
+import { WebhookReceiver } from '../../support/webhook-receiver';
 
 const TEXT_FORMAT = 'text/plain; version=0.0.4; charset=utf-8';
 const METRICS_TOKEN = 'metrics-scrape-token-0123456789';
@@ -29,12 +30,15 @@ const MESSAGES = 'campaign_service_messages_total';
  * own, so that only this application's workers send these campaigns (and count them).
  */
 describe('GET /actuator/prometheus', () => {
-  const fake = new FakeEvolutionApi();
   const receiver = new WebhookReceiver();
-  const app = useDedicatedWebhookApp('metrics', { RECONCILE_DELAYS_MS: '300,900' }, fake, receiver);
+  const { t, fake, pool } = useE2eFixture({
+    database: 'metrics',
+    env: { RECONCILE_DELAYS_MS: '300,900' },
+    servers: [receiver],
+  });
 
   it('answers the text exposition format, public and off the rate limits, with the service metrics', async () => {
-    const response = await app.t.http.get('/actuator/prometheus').expect(200);
+    const response = await t.http.get('/actuator/prometheus').expect(200);
     expect(response.headers['content-type']).toBe(TEXT_FORMAT);
     expectNoRateLimitHeaders(response);
     for (const [name, type] of [
@@ -78,7 +82,7 @@ describe('GET /actuator/prometheus', () => {
   });
 
   it('counts a campaign exactly as the database does: messages, gateway calls, lag, requests, webhooks', async () => {
-    const { http } = app.t;
+    const { http } = t;
     const company = await TestCompany.register(http);
     const hook = await company
       .put(`/api/companies/${company.id}/webhook`, { url: `${receiver.url}/hooks/${company.id}` })
@@ -93,36 +97,36 @@ describe('GET /actuator/prometheus', () => {
       .post('/api/campaigns', campaignBody(fake, gw, { contacts }))
       .expect(200);
     let polls = 0;
-    let campaign: Record<string, any> = {};
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-      polls += 1;
-      campaign = (await company.get(`/api/campaigns/${created.body.id}`).expect(200)).body;
-      if (campaign.status === 'COMPLETED') {
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const campaign = await until(
+      async () => {
+        polls += 1;
+        return (await company.get(`/api/campaigns/${created.body.id}`).expect(200)).body;
+      },
+      (polled) => polled.status === 'COMPLETED',
+      30_000,
+    );
     expect(campaign).toMatchObject({ status: 'COMPLETED', sentContacts: 3, failedContacts: 1 });
     // Every webhook event of the campaign delivered (started, progress steps, completed).
-    let deliveries: Array<{ status: string }> = [];
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-      deliveries = (
-        await app.pool.query(`SELECT status FROM webhook_deliveries WHERE company_id = $1`, [
-          company.id,
-        ])
-      ).rows;
-      const completed = deliveries.length > 0 && deliveries.every((d) => d.status === 'DELIVERED');
-      if (completed && receiver.received.some((r) => r.body.event === 'campaign.completed')) {
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const deliveries = await until(
+      async () =>
+        (
+          await pool.query<{ status: string }>(
+            `SELECT status FROM webhook_deliveries WHERE company_id = $1`,
+            [company.id],
+          )
+        ).rows,
+      (rows) =>
+        rows.length > 0 &&
+        rows.every((d) => d.status === 'DELIVERED') &&
+        receiver.received.some((r) => r.body.event === 'campaign.completed'),
+      30_000,
+    );
     const after = await scrape(http);
     const delta = (name: string, labels: Record<string, string> = {}): number =>
       total(after, name, labels) - total(before, name, labels);
 
     const rows = (
-      await app.pool.query(
+      await pool.query(
         `SELECT status, count(*)::int AS n FROM campaign_contacts WHERE campaign_id = $1 GROUP BY status`,
         [created.body.id],
       )
@@ -169,7 +173,7 @@ describe('GET /actuator/prometheus', () => {
   });
 
   it('counts uncertain sends, and again as sent or failed when reconciliation settles them', async () => {
-    const { http } = app.t;
+    const { http } = t;
     const company = await TestCompany.register(http);
     const gw = connectedInstance(fake);
     // The first goes out but its answer is lost (found later in the gateway's store); the
@@ -208,14 +212,14 @@ describe('GET /actuator/prometheus', () => {
   });
 
   it('counts imported rows by kind', async () => {
-    const company = await TestCompany.register(app.t.http);
-    const before = await scrape(app.t.http);
+    const company = await TestCompany.register(t.http);
+    const before = await scrape(t.http);
     const imported = await company
       .post(`/api/companies/${company.id}/imports/contacts`, {
         contacts: phones(5, 7_300),
       })
       .expect(201);
-    const after = await scrape(app.t.http);
+    const after = await scrape(t.http);
     expect(imported.body.importSummary.imported).toBe(5);
     expect(
       total(after, 'campaign_service_imported_rows_total', { kind: 'push' }) -
@@ -224,7 +228,7 @@ describe('GET /actuator/prometheus', () => {
   });
 
   it('labels nothing with a phone number, a company or campaign id, or a raw path', async () => {
-    const { http } = app.t;
+    const { http } = t;
     const company = await TestCompany.register(http);
     const gw = connectedInstance(fake);
     const contacts = phones(2, 7_200);
@@ -273,17 +277,8 @@ describe('GET /actuator/prometheus', () => {
 });
 
 describe('GET /actuator/prometheus with METRICS_TOKEN', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({
-      ROLE: 'api',
-      METRICS_TOKEN,
-      ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1',
-    });
-  });
-  afterAll(async () => {
-    await t.close();
+  const { t } = useE2eFixture({
+    env: { ROLE: 'api', METRICS_TOKEN, ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1' },
   });
 
   it('answers 401 with the error body without the bearer token, or with a wrong one', async () => {

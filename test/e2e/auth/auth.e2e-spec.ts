@@ -1,24 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import {
-  ADMIN_HEADER,
-  startTestApp,
-  TestApp,
-  TestCompany,
-  uniqueEmail,
-} from '../../support/test-app';
+import { ADMIN_HEADER, TestCompany, uniqueEmail } from '../../support/test-app';
 
 describe('authentication', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const { t } = useE2eFixture();
 
   describe('POST /api/auth/register', () => {
     it('registers a company with the admin credential and returns the session fields of docs/API-RULES.md §2', async () => {

@@ -1,29 +1,11 @@
 import { importDatabase, runsOnceCompleted, todayInSaoPaulo } from '../../support/automations';
 import { connectedInstance } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
-import {
-  SHARED_ENCRYPTION_KEY,
-  startWorkerProcess,
-  WorkerProcess,
-} from '../../support/worker-process';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { TestCompany } from '../../support/test-app';
 
 describe('automations with two worker processes', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-  const workers: WorkerProcess[] = [];
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ ROLE: 'api', ENCRYPTION_KEY: SHARED_ENCRYPTION_KEY });
-  });
-  afterAll(async () => {
-    await Promise.all(workers.map((w) => w.stop()));
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake, startWorker } = useE2eFixture({ role: 'api' });
 
   it('starts exactly one run of a due automation, and each contact gets one message', async () => {
     const company = await TestCompany.register(t.http);
@@ -57,10 +39,10 @@ describe('automations with two worker processes', () => {
         })
         .expect(201)
     ).body;
-    workers.push(...(await Promise.all([startWorkerProcess(), startWorkerProcess()])));
+    await Promise.all([startWorker(), startWorker()]);
     await db().query(`UPDATE automations SET next_run_at = now() WHERE id = $1`, [automation.id]);
     await fake.waitForSent(fake.sent.length + 20, 60_000);
-    const runs = await runsOnceCompleted(company, automation.id, 30_000, 200);
+    const runs = await runsOnceCompleted(company, automation.id, 30_000);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ status: 'COMPLETED', trigger: 'SCHEDULE', sent: 20 });
     const numbers = fake.sent.filter((s) => s.instance === gw.instance).map((s) => s.number);

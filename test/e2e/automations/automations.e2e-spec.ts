@@ -6,28 +6,16 @@ import {
   runsOnceCompleted,
   todayInSaoPaulo,
 } from '../../support/automations';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { ADMIN_HEADER, startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { ADMIN_HEADER, TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
 
 const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
 describe('automations', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    // Nothing the real Evolution API would refuse was ever sent.
-    expect(fake.refusals).toEqual([]);
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture({ noRefusals: true });
 
   async function setUp(rows?: Array<Record<string, string>>): Promise<{
     company: TestCompany;
@@ -390,7 +378,7 @@ describe('automations', () => {
       `UPDATE automations SET next_run_at = now() - interval '1 minute' WHERE id = $1`,
       [automation.id],
     );
-    let runs = await runsOnceCompleted(company, automation.id, 15_000, 100);
+    let runs = await runsOnceCompleted(company, automation.id, 15_000);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ trigger: 'SCHEDULE', status: 'COMPLETED', sent: 2 });
     const after = (await company.get(`/api/automations/${automation.id}`)).body;
@@ -400,14 +388,11 @@ describe('automations', () => {
       `UPDATE automations SET next_run_at = now() - interval '7 hours' WHERE id = $1`,
       [automation.id],
     );
-    const skipDeadline = Date.now() + 15_000;
-    while (Date.now() < skipDeadline) {
-      runs = (await company.get(`/api/automations/${automation.id}/runs`)).body;
-      if (runs.length > 1) {
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    runs = await until(
+      async () => (await company.get(`/api/automations/${automation.id}/runs`)).body,
+      (all) => all.length > 1,
+      15_000,
+    );
     expect(runs[0]).toMatchObject({ status: 'SKIPPED', trigger: 'SCHEDULE', sent: 0 });
     expect(runs[0].error).toMatch(/6 horas/);
   });

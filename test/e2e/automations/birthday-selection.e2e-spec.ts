@@ -3,9 +3,10 @@ import { campaignContactsInsertSql } from '../../../src/modules/campaigns/infras
 import { selectRecipients } from '../../../src/modules/automations/infrastructure/automation-selection';
 import type { AutomationFilter } from '../../../src/modules/automations/domain/automation-rules';
 import { importDatabase } from '../../support/automations';
-import { closeDb, db } from '../../support/db';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { createDatabase } from '../../support/user-databases';
+import { until } from '../../support/waiting';
 
 /** LARGE_DATABASE_ROWS: a load this large asks for the per-database indexes. */
 const ROWS = 20_000;
@@ -43,9 +44,11 @@ function phonesBornOn(...monthDays: string[]): string[] {
 }
 
 describe('birthday selection on DATE columns', () => {
-  let t: TestApp;
+  const {
+    t,
+    companies: [company],
+  } = useE2eFixture({ companies: 1 });
   let dataSource: DataSource;
-  let company: TestCompany;
   let databaseId: number;
   const columns = [
     { columnName: 'nome', dataType: 'TEXT', isPhoneColumn: false, isNameColumn: true },
@@ -54,9 +57,7 @@ describe('birthday selection on DATE columns', () => {
   ];
 
   beforeAll(async () => {
-    t = await startTestApp();
     dataSource = t.app.get(DataSource);
-    company = await TestCompany.register(t.http);
     const lines = ['Nome,Telefone,Nascimento'];
     for (let i = 0; i < ROWS; i += 1) {
       lines.push(`Pessoa ${i},${phoneOf(i)},${birthDate(i)}`);
@@ -77,10 +78,6 @@ describe('birthday selection on DATE columns', () => {
     ).expect(201);
     databaseId = response.body.id as number;
   });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
 
   const indexName = (): string => `udr_monthday_${databaseId}_3`;
 
@@ -91,14 +88,9 @@ describe('birthday selection on DATE columns', () => {
     return (rows[0]?.state as string | undefined) ?? null;
   }
 
-  async function waitFor(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) {
-        throw new Error('condition not met in time');
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  /** Until the index's request is in `state` (null: gone). */
+  async function indexReaches(state: string | null): Promise<void> {
+    await until(indexState, (current) => current === state, 60_000);
   }
 
   /**
@@ -169,7 +161,7 @@ describe('birthday selection on DATE columns', () => {
   }
 
   it('a large load asks for a month-day index per DATE column, which the index worker builds', async () => {
-    await waitFor(async () => (await indexState()) === 'READY');
+    await indexReaches('READY');
     const { rows } = await db().query(
       `SELECT i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS definition
          FROM pg_index i WHERE i.indexrelid = to_regclass($1)`,
@@ -181,7 +173,7 @@ describe('birthday selection on DATE columns', () => {
   });
 
   it('reads a birthday filter from the month-day index, and the sent-log through an anti-join', async () => {
-    await waitFor(async () => (await indexState()) === 'READY');
+    await indexReaches('READY');
     let plan = '';
     await select({ today: '2027-02-28' }, (text) => (plan = text));
     expect(plan).toContain(`Bitmap Index Scan on ${indexName()}`);
@@ -190,7 +182,7 @@ describe('birthday selection on DATE columns', () => {
   });
 
   it('answers the same rows with the index as without it, 29 Feb counting on 28 Feb of non-leap years', async () => {
-    await waitFor(async () => (await indexState()) === 'READY');
+    await indexReaches('READY');
     const cases: Array<[string, string[]]> = [
       ['2027-02-28', phonesBornOn('02-28', '02-29')],
       ['2028-02-28', phonesBornOn('02-28')],
@@ -264,9 +256,9 @@ describe('birthday selection on DATE columns', () => {
   });
 
   it('drops the month-day index with its database', async () => {
-    await waitFor(async () => (await indexState()) === 'READY');
+    await indexReaches('READY');
     await company.delete(`/api/user-databases/${databaseId}`).expect(204);
-    await waitFor(async () => (await indexState()) === null);
+    await indexReaches(null);
     const { rows } = await db().query(`SELECT to_regclass($1) AS index`, [indexName()]);
     expect(rows[0].index).toBeNull();
   });

@@ -1,7 +1,8 @@
 import { BlockListService } from '../../../src/modules/blocked-contacts/application/block-list.service';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
 
 /** Valid Brazilian mobile numbers, normalized, distinct for each n below 10,000,000. */
 function phone(n: number): string {
@@ -54,15 +55,7 @@ const FORMATS_OF_ONE_NUMBER = [
 ];
 
 describe('block list', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const { t } = useE2eFixture();
 
   async function block(company: TestCompany, phoneNumber: string, reason?: string): Promise<void> {
     await company.post(pathOf(company), { phoneNumber, reason }).expect(201);

@@ -1,8 +1,8 @@
 import { connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
 
 const DEFAULTS = { failuresInRow: 5, refusedPercent: 30, refusedSample: 50 };
 
@@ -12,21 +12,7 @@ const DEFAULTS = { failuresInRow: 5, refusedPercent: 30, refusedSample: 50 };
  * its reason, a campaign.paused event and a notice; a person resumes it after looking.
  */
 describe('auto-pause on ban signals', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp();
-  });
-  afterEach(() => {
-    expect(fake.refusals).toEqual([]);
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture({ noRefusals: true });
 
   async function campaignOf(
     company: TestCompany,

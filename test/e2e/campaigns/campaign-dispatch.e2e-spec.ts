@@ -1,10 +1,9 @@
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { TestCompany } from '../../support/test-app';
+import { sleep, until } from '../../support/waiting';
 
 async function contactsOf(company: TestCompany, id: number): Promise<Array<Record<string, any>>> {
   return (await company.get(`/api/campaigns/${id}/contacts?size=100`).expect(200)).body;
@@ -29,20 +28,7 @@ async function eventsOf(campaignId: number): Promise<Array<{ event_type: string;
 const METRICS_TOKEN = 'dispatch-metrics-token-0123456789';
 
 describe('campaign dispatch engine', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ METRICS_TOKEN });
-  });
-  afterAll(async () => {
-    // Nothing the real Evolution API would refuse was ever sent.
-    expect(fake.refusals).toEqual([]);
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture({ env: { METRICS_TOKEN }, noRefusals: true });
 
   it('paces messages by at least the minimum interval', async () => {
     const company = await TestCompany.register(t.http);
@@ -69,12 +55,12 @@ describe('campaign dispatch engine', () => {
     const lease = async (): Promise<{ locked_by: string | null; sent_contacts: number }> =>
       (await db().query(`SELECT locked_by, sent_contacts FROM campaigns WHERE id = $1`, [c.id]))
         .rows[0];
-    const deadline = Date.now() + 10_000;
-    while ((await lease()).sent_contacts < 1 && Date.now() < deadline) {
-      await sleep(50);
-    }
-    await sleep(300);
-    expect(await lease()).toEqual({ locked_by: null, sent_contacts: 1 });
+    // Given back within the 3 s pause: after the first message, before the second.
+    const waiting = await until(
+      lease,
+      (row) => row.sent_contacts > 1 || (row.sent_contacts === 1 && row.locked_by === null),
+    );
+    expect(waiting).toEqual({ locked_by: null, sent_contacts: 1 });
 
     await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
     expect(await lease()).toEqual({ locked_by: null, sent_contacts: 3 });
@@ -190,6 +176,7 @@ describe('campaign dispatch engine', () => {
     expect(paused.body.pausedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     const sentAtPause = fake.sent.filter((s) => s.instance === gw.instance).length;
     expect(sentAtPause).toBeLessThanOrEqual(2);
+    // A real span: two of its 1 s pauses go by with nothing sent.
     await sleep(2500);
     expect(fake.sent.filter((s) => s.instance === gw.instance)).toHaveLength(sentAtPause);
     // Pausing again is refused: only ACTIVE campaigns pause.
@@ -218,6 +205,7 @@ describe('campaign dispatch engine', () => {
     await fake.waitForSent(fake.sent.length + 1);
     const cancelled = await company.put(`/api/campaigns/${c.id}/cancel`).expect(200);
     expect(cancelled.body.status).toBe('CANCELLED');
+    // A real span: two of its 1 s pauses go by with nothing sent.
     await sleep(2000);
     const sent = fake.sent.filter((s) => s.instance === gw.instance).length;
     expect(sent).toBeLessThanOrEqual(2);
@@ -239,26 +227,22 @@ describe('campaign dispatch engine', () => {
         company,
         campaignBody(fake, gw, { intervalMinSeconds: 60, intervalMaxSeconds: 60 }),
       );
-      const deadline = Date.now() + 10_000;
-      while (!fake.sent.some((s) => s.instance === gw.instance) && Date.now() < deadline) {
-        await sleep(20);
-      }
+      await until(
+        () => fake.sent.some((s) => s.instance === gw.instance),
+        (sent) => sent,
+      );
       await company.put(`/api/campaigns/${c.id}/cancel`).expect(200);
-      const settled = Date.now() + 10_000;
-      let row: Record<string, any> = {};
-      while (Date.now() < settled) {
-        row = (
-          await db().query(
-            `SELECT status, sent_contacts, next_send_at, locked_by FROM campaigns WHERE id = $1`,
-            [c.id],
-          )
-        ).rows[0];
+      const row = await until(
+        async () =>
+          (
+            await db().query(
+              `SELECT status, sent_contacts, next_send_at, locked_by FROM campaigns WHERE id = $1`,
+              [c.id],
+            )
+          ).rows[0],
         // Settled: the send counted and its lease given back (two statements apart).
-        if (row.sent_contacts === 1 && row.locked_by === null) {
-          break;
-        }
-        await sleep(50);
-      }
+        (settled) => settled.sent_contacts === 1 && settled.locked_by === null,
+      );
       expect(row).toEqual({
         status: 'CANCELLED',
         sent_contacts: 1,
@@ -352,7 +336,7 @@ describe('campaign dispatch engine', () => {
     );
     await fake.waitForSent(fake.sent.length + 1);
     fake.setState(gw.instance, 'close');
-    await sleep(2500);
+    await waitForDisconnection(c.id);
     const during = (await company.get(`/api/campaigns/${c.id}`)).body;
     expect(during.status).toBe('ACTIVE');
     fake.setState(gw.instance, 'open');
@@ -406,9 +390,10 @@ describe('campaign dispatch engine', () => {
       }),
     );
     await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED');
-    const notices = await waitFor(
+    const notices = await until(
       () => fake.sentTo('5511999993333').filter((s) => s.instance === gw.instance),
-      1,
+      (sent) => sent.length >= 1,
+      15_000,
     );
     expect(notices[0].body.text).toMatch(/concluída: 3 enviadas, 0 com falha/);
   });
@@ -533,29 +518,13 @@ describe('campaign dispatch engine', () => {
   });
 });
 
+/** Until the engine has seen the campaign's instance disconnected. */
 async function waitForDisconnection(campaignId: number): Promise<void> {
-  await waitFor(async () => {
-    const { rows } = await db().query(`SELECT disconnected_since FROM campaigns WHERE id = $1`, [
-      campaignId,
-    ]);
-    return rows[0].disconnected_since ? [rows[0]] : [];
-  }, 1);
-}
-
-async function waitFor<T>(
-  read: () => T[] | Promise<T[]>,
-  count: number,
-  timeoutMs = 15_000,
-): Promise<T[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const items = await read();
-    if (items.length >= count) {
-      return items;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`waited ${timeoutMs} ms for ${count} items, got ${items.length}`);
-    }
-    await sleep(100);
-  }
+  await until(
+    async () =>
+      (await db().query(`SELECT disconnected_since FROM campaigns WHERE id = $1`, [campaignId]))
+        .rows[0].disconnected_since,
+    (since) => since !== null,
+    15_000,
+  );
 }

@@ -1,12 +1,7 @@
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
-import {
-  SHARED_ENCRYPTION_KEY,
-  startWorkerProcess,
-  WorkerProcess,
-} from '../../support/worker-process';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { TestCompany } from '../../support/test-app';
 
 /**
  * The engine across processes: the API runs here with no workers (ROLE=api); the sending
@@ -16,24 +11,10 @@ import {
 const FAST_RECONCILE = { RECONCILE_DELAYS_MS: '300,1500' };
 
 describe('campaign workers in separate processes', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-  const workers: WorkerProcess[] = [];
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ ROLE: 'api', ENCRYPTION_KEY: SHARED_ENCRYPTION_KEY });
-  });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
-    // Nothing the real Evolution API would refuse was ever sent.
-    expect(fake.refusals).toEqual([]);
-    fake.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+  const { t, fake, startWorker } = useE2eFixture({
+    role: 'api',
+    noRefusals: true,
+    resetFake: true,
   });
 
   async function contactRows(
@@ -55,8 +36,7 @@ describe('campaign workers in separate processes', () => {
       await company.post('/api/campaigns', campaignBody(fake, gw, { contacts })).expect(200)
     ).body;
 
-    const first = await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '3', ...FAST_RECONCILE });
-    workers.push(first);
+    const first = await startWorker({ DISPATCH_LEASE_SECONDS: '3', ...FAST_RECONCILE });
     await fake.waitForSent(
       fake.sent.filter((s) => s.instance !== gw.instance).length + 12,
       120_000,
@@ -65,8 +45,7 @@ describe('campaign workers in separate processes', () => {
     const sentBeforeCrash = fake.sent.filter((s) => s.instance === gw.instance).length;
     expect(sentBeforeCrash).toBeLessThan(contacts.length);
 
-    const second = await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '3', ...FAST_RECONCILE });
-    workers.push(second);
+    await startWorker({ DISPATCH_LEASE_SECONDS: '3', ...FAST_RECONCILE });
     const done = await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED', 90_000);
     fake.setResponseDelay(0);
 
@@ -95,10 +74,9 @@ describe('campaign workers in separate processes', () => {
     const gw = connectedInstance(fake);
     fake.setResponseDelay(3_000);
     const [first, second] = [
-      await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '120', ...FAST_RECONCILE }),
-      await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '120', ...FAST_RECONCILE }),
+      await startWorker({ DISPATCH_LEASE_SECONDS: '120', ...FAST_RECONCILE }),
+      await startWorker({ DISPATCH_LEASE_SECONDS: '120', ...FAST_RECONCILE }),
     ];
-    workers.push(first, second);
     const contacts = phones(4, 3000);
     const c = (
       await company.post('/api/campaigns', campaignBody(fake, gw, { contacts })).expect(200)
@@ -131,8 +109,7 @@ describe('campaign workers in separate processes', () => {
     }
     fake.setResponseDelay(4_000);
     const env = { DISPATCH_LEASE_SECONDS: '2', ...FAST_RECONCILE };
-    const [a, b] = await Promise.all([startWorkerProcess(env), startWorkerProcess(env)]);
-    workers.push(a, b);
+    await Promise.all([startWorker(env), startWorker(env)]);
     const c = (
       await company.post('/api/campaigns', campaignBody(fake, gw, { contacts })).expect(200)
     ).body;
@@ -152,10 +129,7 @@ describe('campaign workers in separate processes', () => {
   it('pauses the campaign, every contact still PENDING, when the worker cannot open the gateway key', async () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
-    const worker = await startWorkerProcess({
-      ENCRYPTION_KEY: 'another-instance-generated-key-42',
-    });
-    workers.push(worker);
+    await startWorker({ ENCRYPTION_KEY: 'another-instance-generated-key-42' });
     const c = (
       await company
         .post('/api/campaigns', campaignBody(fake, gw, { contacts: phones(5, 5000) }))
@@ -181,8 +155,7 @@ describe('campaign workers in separate processes', () => {
     const company = await TestCompany.register(t.http);
     const gw = connectedInstance(fake);
     const contacts = phones(200, 5000);
-    const [a, b] = await Promise.all([startWorkerProcess(), startWorkerProcess()]);
-    workers.push(a, b);
+    await Promise.all([startWorker(), startWorker()]);
     const c = (
       await company.post('/api/campaigns', campaignBody(fake, gw, { contacts })).expect(200)
     ).body;

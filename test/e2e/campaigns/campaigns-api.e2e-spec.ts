@@ -1,8 +1,9 @@
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { ADMIN_HEADER, startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { ADMIN_HEADER, TestCompany } from '../../support/test-app';
+import { sleep } from '../../support/waiting';
 
 const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
@@ -13,18 +14,7 @@ function localIn(minutes: number): string {
 }
 
 describe('campaigns API', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture();
 
   describe('POST /api/campaigns', () => {
     it('creates an ACTIVE campaign with every CampaignResponse field and sends it', async () => {
@@ -170,7 +160,8 @@ describe('campaigns API', () => {
         .expect(200);
       expect(response.body.status).toBe('DRAFT');
       expect(response.body.startedAt).toBeNull();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // A real span: the engine, idle, would have sent an ACTIVE campaign in it.
+      await sleep(300);
       expect(fake.sent.filter((s) => s.instance === gw.instance)).toHaveLength(0);
       const cancelled = await company.put(`/api/campaigns/${response.body.id}/cancel`).expect(200);
       expect(cancelled.body.status).toBe('CANCELLED');
@@ -184,7 +175,8 @@ describe('campaigns API', () => {
         .post('/api/campaigns', campaignBody(fake, gw, { scheduledFor }))
         .expect(200);
       expect(response.body).toMatchObject({ status: 'SCHEDULED', scheduledFor, startedAt: null });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // A real span: the engine, idle, would have sent an ACTIVE campaign in it.
+      await sleep(300);
       expect(fake.sent.filter((s) => s.instance === gw.instance)).toHaveLength(0);
       // Time passes: move the schedule into the past, as the clock would.
       await db().query(

@@ -1,12 +1,8 @@
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
-import {
-  SHARED_ENCRYPTION_KEY,
-  startWorkerProcess,
-  WorkerProcess,
-} from '../../support/worker-process';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { TestCompany } from '../../support/test-app';
+import { WorkerProcess } from '../../support/worker-process';
 
 /**
  * A worker process stopped by a signal while a message is in flight (the gateway answers
@@ -21,23 +17,10 @@ interface ContactRow {
 }
 
 describe('graceful stop of a worker process', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-  const workers: WorkerProcess[] = [];
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ ROLE: 'api', ENCRYPTION_KEY: SHARED_ENCRYPTION_KEY });
-  });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
-    expect(fake.refusals).toEqual([]);
-    fake.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+  const { t, fake, startWorker } = useE2eFixture({
+    role: 'api',
+    noRefusals: true,
+    resetFake: true,
   });
 
   async function contactRows(campaignId: number): Promise<ContactRow[]> {
@@ -89,8 +72,7 @@ describe('graceful stop of a worker process', () => {
     const body = campaignBody(fake, gw, { contacts: phones(count, firstPhone) });
     const campaignId = (await company.post('/api/campaigns', body).expect(200)).body.id as number;
     fake.setResponseDelay(gatewayDelayMs);
-    const worker = await startWorkerProcess(workerEnv);
-    workers.push(worker);
+    const worker = await startWorker(workerEnv);
     const inFlight = await firstSendTo(gw.instance);
     // The SENDING mark is committed before the gateway call: the signal comes mid-send.
     const { rows } = await db().query(
@@ -141,8 +123,7 @@ describe('graceful stop of a worker process', () => {
 
     expect(await worker.stop('SIGINT')).toEqual({ code: 0, signal: null });
     fake.setResponseDelay(0);
-    const second = await startWorkerProcess({ DISPATCH_LEASE_SECONDS: '120' });
-    workers.push(second);
+    const second = await startWorker({ DISPATCH_LEASE_SECONDS: '120' });
     const done = await waitForCampaign(company, campaignId, (c) => c.status === 'COMPLETED');
 
     expect(done).toMatchObject({ sentContacts: 6, failedContacts: 0 });
@@ -172,8 +153,7 @@ describe('graceful stop of a worker process', () => {
       'SENDING',
     );
     fake.setResponseDelay(0);
-    const second = await startWorkerProcess(FAST_RECONCILE);
-    workers.push(second);
+    await startWorker(FAST_RECONCILE);
     const done = await waitForCampaign(company, campaignId, (c) => c.status === 'COMPLETED');
     expect(done).toMatchObject({ sentContacts: 3, failedContacts: 0 });
     const perPhone = contacts.map(

@@ -6,9 +6,11 @@ import {
   phones,
   waitForCampaign,
 } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
-import { FakeEvolutionApi, FakeInstanceState } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { FakeInstanceState } from '../../support/fake-evolution-api';
+import { TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
 
 interface ContactRow {
   phone_number: string;
@@ -46,18 +48,9 @@ async function lookOver(campaignId: number): Promise<boolean> {
   return rows[0].over;
 }
 
-async function waitUntil(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Until `check` holds; `what` names it if it never does. */
+async function waitUntil(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  await until(check, (holds) => holds, 15_000, what);
 }
 
 /**
@@ -66,22 +59,7 @@ async function waitUntil(
  * says what it waits for, and everyone is sent once when the instance opens.
  */
 describe('a campaign on an instance that cannot send', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp();
-  });
-  afterEach(() => {
-    expect(fake.refusals).toEqual([]);
-    fake.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture({ noRefusals: true, resetFake: true });
 
   // Each test's instance is its own: campaigns of another test never blur its counts.
   const sendRequests = (instance: string): number =>
@@ -278,12 +256,11 @@ describe('a campaign on an instance that cannot send', () => {
       );
       return rows[0] ?? { id: 0, waiting_reason: null };
     };
-    let held = await runCampaign();
-    const deadline = Date.now() + 15_000;
-    while (held.waiting_reason !== 'INSTANCE_NOT_PAIRED' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      held = await runCampaign();
-    }
+    const held = await until(
+      runCampaign,
+      (campaign) => campaign.waiting_reason === 'INSTANCE_NOT_PAIRED',
+      15_000,
+    );
     expect(held.waiting_reason).toBe('INSTANCE_NOT_PAIRED');
     expect((await contactRows(held.id)).map((r) => [r.status, r.retry_count])).toEqual([
       ['PENDING', 0],
@@ -294,14 +271,14 @@ describe('a campaign on an instance that cannot send', () => {
     fake.reset();
     fake.setState(gw.instance, 'open');
     await dueNow(held.id);
-    let finished: Record<string, any> | undefined;
-    while (!finished && Date.now() < deadline + 30_000) {
-      const runs = (await company.get(`/api/automations/${automation.id}/runs`).expect(200)).body;
-      finished = runs.find(
-        (r: { id: string; status: string }) => r.id === run.id && r.status !== 'RUNNING',
-      );
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const finished = await until(
+      async () =>
+        (await company.get(`/api/automations/${automation.id}/runs`).expect(200)).body.find(
+          (r: { id: string; status: string }) => r.id === run.id && r.status !== 'RUNNING',
+        ),
+      (found) => found !== undefined,
+      30_000,
+    );
     expect(finished).toMatchObject({ status: 'COMPLETED', sent: 2, failed: 0 });
     expect(sentThrough(gw.instance).sort()).toEqual(['5511987680001', '5511987680002']);
   });

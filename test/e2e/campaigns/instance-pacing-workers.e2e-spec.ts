@@ -1,13 +1,9 @@
-import { Logger } from '@nestjs/common';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { Pool } from 'pg';
 import { connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { sqlPool } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { FakeEvolutionApi, FakeSentMessage } from '../../support/fake-evolution-api';
-import { TestApp, TestCompany } from '../../support/test-app';
-import { startWorkerProcess, WorkerProcess } from '../../support/worker-process';
-import { startAppOn } from '../foundation/helpers/app-on-database';
-import { createDedicatedDatabase } from '../foundation/helpers/databases';
+import { TestCompany } from '../../support/test-app';
+import { WorkerProcess } from '../../support/worker-process';
 
 const ENCRYPTION_KEY = 'instance-pacing-workers-e2e-key';
 
@@ -119,29 +115,11 @@ function followSenders(
  * (instance_pacing), so whichever process sends, the number never sends faster than the pause.
  */
 describe('one instance paced across two worker processes', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let t: TestApp;
-  let pool: Pool;
-  const fake = new FakeEvolutionApi();
-  const workers: WorkerProcess[] = [];
-
-  beforeAll(async () => {
-    Logger.overrideLogger(false);
-    database = await createDedicatedDatabase('instance_pacing_workers');
-    await fake.start();
-    t = await startAppOn(database.url, { ENCRYPTION_KEY, ROLE: 'api' });
-    pool = sqlPool(database.url, 2);
-  });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
-    // Nothing the real Evolution API would refuse was ever sent.
-    expect(fake.refusals).toEqual([]);
-  });
-  afterAll(async () => {
-    await t.close();
-    await pool.end();
-    await fake.stop();
-    await database.drop();
+  const { t, fake, pool, startWorker } = useE2eFixture({
+    database: 'instance_pacing_workers',
+    role: 'api',
+    env: { ENCRYPTION_KEY },
+    noRefusals: true,
   });
 
   it('never sends two messages of the instance closer than the pause, whichever process sends them', async () => {
@@ -156,8 +134,7 @@ describe('one instance paced across two worker processes', () => {
       })
       .expect(201);
     // Both processes run before the campaigns exist, so that they compete from the first message.
-    const env = { DATABASE_URL: database.url, ENCRYPTION_KEY };
-    workers.push(...(await Promise.all([startWorkerProcess(env), startWorkerProcess(env)])));
+    const workers = await Promise.all([startWorker(), startWorker()]);
     const following = followSenders(fake, gateway.instance, workers);
     const campaigns: Array<{ id: number; min: number; phones: string[] }> = [];
     try {

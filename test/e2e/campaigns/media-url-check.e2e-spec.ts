@@ -2,11 +2,11 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type request from 'supertest';
 import { campaignBody, connectedInstance } from '../../support/campaigns';
-import { closeDb, countRows } from '../../support/db';
+import { countRows } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
 import { freePort } from '../../support/media';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
 
 /**
  * A media host on 127.0.0.1: `/foto.jpg` is the file; `/go?to=<url>` answers 302 to `url`;
@@ -49,21 +49,8 @@ class MediaHost {
  * hop through the outbound target check, and refuses what it cannot check.
  */
 describe('media URLs: what the gateway would fetch is checked at creation', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
   const host = new MediaHost();
-
-  beforeAll(async () => {
-    await fake.start();
-    await host.start();
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await host.stop();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture({ servers: [host] });
 
   function create(company: TestCompany, mediaUrl: string): request.Test {
     return company.post(

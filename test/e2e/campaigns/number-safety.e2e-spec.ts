@@ -1,9 +1,11 @@
 import { DateTime } from 'luxon';
 import { connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi, FakeSentMessage } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
+import { sleep, until } from '../../support/waiting';
 
 const ZONE = 'America/Sao_Paulo';
 
@@ -32,24 +34,15 @@ async function dayPasses(gatewayConfigId: number, campaignId: number): Promise<v
 }
 
 describe('keeping a number safe', () => {
-  let t: TestApp;
-  let company: TestCompany;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
+  const {
+    t,
+    fake,
+    companies: [company],
+  } = useE2eFixture({
     // More campaigns than an hour allows one company by default: each guard has its own.
-    t = await startTestApp({ CAMPAIGN_CREATIONS_PER_HOUR: '100' });
-    company = await TestCompany.register(t.http);
-  });
-  afterEach(() => {
-    // Nothing the real Evolution API would refuse was ever sent.
-    expect(fake.refusals).toEqual([]);
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+    env: { CAMPAIGN_CREATIONS_PER_HOUR: '100' },
+    companies: 1,
+    noRefusals: true,
   });
 
   async function savedGateway(limits: Record<string, unknown> = {}): Promise<{
@@ -175,9 +168,7 @@ describe('keeping a number safe', () => {
           `campaign:${short.id}:completed`,
         ])
       ).rows[0]?.status;
-    for (let i = 0; i < 100 && (await notice()) !== 'SENT'; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(notice, (status) => status === 'SENT');
     const messages = sentThrough(fake, gateway.instance);
     expect(messages.map((m) => m.number)).toContain(`55${noticePhone}`);
     expect(messages).toHaveLength(7);
@@ -272,7 +263,8 @@ describe('keeping a number safe', () => {
       // Kiritimati is UTC+14: 00:00–23:59 there leaves one minute a day closed; avoid it.
       const kiritimati = DateTime.now().setZone('Pacific/Kiritimati');
       if (kiritimati.hour === 23 && kiritimati.minute === 59) {
-        await new Promise((resolve) => setTimeout(resolve, 61_000));
+        // A real span: the closed minute has to pass on the clock.
+        await sleep(61_000);
       }
       await waitForCampaign(company, campaign.id, (c) => c.status === 'COMPLETED');
       expect(sentThrough(fake, gateway.instance)).toHaveLength(2);

@@ -1,9 +1,11 @@
 import { createWelcomeAutomation, importDatabase, runNowAndWait } from '../../support/automations';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
 import { CONTACT_FAILURE_KINDS } from '../../../src/modules/campaigns/domain/contact-failure-kind';
 
 const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
@@ -61,22 +63,10 @@ async function endedAgo(campaignId: number, interval: string): Promise<void> {
  * retried at all.
  */
 describe('retrying a campaign’s failed contacts', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ GATEWAY_SEND_TIMEOUT_MS: '700', RECONCILE_DELAYS_MS: '300,900' });
-  });
-  afterEach(() => {
-    // Nothing the real Evolution API would refuse was ever sent.
-    expect(fake.refusals).toEqual([]);
-    fake.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+  const { t, fake } = useE2eFixture({
+    env: { GATEWAY_SEND_TIMEOUT_MS: '700', RECONCILE_DELAYS_MS: '300,900' },
+    noRefusals: true,
+    resetFake: true,
   });
 
   it('records every kind of failure and retries, once, only the gateway’s passing errors', async () => {
@@ -299,12 +289,13 @@ describe('retrying a campaign’s failed contacts', () => {
     ).body;
     await fake.waitForSent(1);
     fake.setState(gw.instance, 'close');
-    await waitUntil(async () => {
-      const { rows } = await db().query(`SELECT disconnected_since FROM campaigns WHERE id = $1`, [
-        c.id,
-      ]);
-      return rows[0].disconnected_since !== null;
-    });
+    await until(
+      async () =>
+        (await db().query(`SELECT disconnected_since FROM campaigns WHERE id = $1`, [c.id])).rows[0]
+          .disconnected_since,
+      (since) => since !== null,
+      15_000,
+    );
     await db().query(
       `UPDATE campaigns SET disconnected_since = now() - interval '11 minutes', next_send_at = now()
         WHERE id = $1`,
@@ -442,13 +433,3 @@ describe('retrying a campaign’s failed contacts', () => {
     expect(listed.sort()).toEqual([...CONTACT_FAILURE_KINDS].sort());
   });
 });
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error('condition not met in time');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -6,13 +6,13 @@ import {
   phones,
   waitForCampaign,
 } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { ADMIN_HEADER, startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { ADMIN_HEADER, TestCompany } from '../../support/test-app';
+import { sleep, until } from '../../support/waiting';
 import { SHARED_ENCRYPTION_KEY } from '../../support/worker-process';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface ContactRow {
   phone_number: string;
@@ -58,25 +58,14 @@ function messagesPerPhone(fake: FakeEvolutionApi, instance: string): Map<string,
  * errors never burn contacts; the state of the world at send time decides.
  */
 describe('send outcomes the engine can trust', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({
+  const { t, fake } = useE2eFixture({
+    env: {
       GATEWAY_SEND_TIMEOUT_MS: '700',
       RECONCILE_DELAYS_MS: '300,900',
       ENCRYPTION_KEY: SHARED_ENCRYPTION_KEY,
-    });
-  });
-  afterEach(() => {
-    expect(fake.refusals).toEqual([]);
-    fake.reset();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+    },
+    noRefusals: true,
+    resetFake: true,
   });
 
   it('reconciles a send the gateway answered after the timeout: SENT with its key, sent once', async () => {
@@ -228,14 +217,14 @@ describe('send outcomes the engine can trust', () => {
       .set(ADMIN_HEADER)
       .send({ isActive: false })
       .expect(200);
-    const deadline = Date.now() + 15_000;
-    let row = await campaignRow(c.id);
-    while (row.status !== 'PAUSED' && Date.now() < deadline) {
-      await sleep(100);
-      row = await campaignRow(c.id);
-    }
+    const row = await until(
+      () => campaignRow(c.id),
+      (campaign) => campaign.status === 'PAUSED',
+      15_000,
+    );
     expect(row).toMatchObject({ status: 'PAUSED', pause_reason: 'a empresa foi desativada' });
     const sentAtPause = fake.sent.filter((s) => s.instance === gw.instance).length;
+    // A real span: the next of its 1 s pauses goes by with nothing sent.
     await sleep(1_500);
     expect(fake.sent.filter((s) => s.instance === gw.instance).length).toBe(sentAtPause);
     expect(row.sent_contacts).toBeLessThan(5);

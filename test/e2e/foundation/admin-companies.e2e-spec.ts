@@ -1,13 +1,8 @@
 import type request from 'supertest';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import {
-  ADMIN_HEADER,
-  ADMIN_PASSWORD,
-  startTestApp,
-  TestApp,
-  TestCompany,
-} from '../../support/test-app';
+import { ADMIN_HEADER, ADMIN_PASSWORD, TestCompany } from '../../support/test-app';
 
 /** The system defaults startTestApp runs with (see test/support/test-app.ts and the README's configuration table). */
 const SYSTEM = {
@@ -33,15 +28,7 @@ async function subscriptionRow(companyId: number): Promise<Record<string, unknow
 }
 
 describe('admin routes /api/admin/companies', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const { t } = useE2eFixture();
 
   const patch = (id: number | string, body: unknown): request.Test =>
     t.http

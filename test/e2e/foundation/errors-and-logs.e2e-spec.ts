@@ -4,15 +4,9 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { HealthRegistry } from '../../../src/common/health/health-registry';
-import { closeDb } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import {
-  startAppOn,
-  startTestApp,
-  TestApp,
-  TestCompany,
-  uniqueEmail,
-} from '../../support/test-app';
+import { TestCompany, uniqueEmail } from '../../support/test-app';
 import { createDedicatedDatabase, execute } from './helpers/databases';
 import { lines, spawnService, waitUntilHealthy } from './helpers/service-process';
 
@@ -43,15 +37,7 @@ function expectInternalError(response: request.Response, path: string, leaks: st
 }
 
 describe('errors and logs', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp({ METRICS_TOKEN });
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const { t } = useE2eFixture({ env: { METRICS_TOKEN } });
 
   describe('X-Request-Id', () => {
     it('is returned on every kind of answer, a new one each time', async () => {
@@ -108,21 +94,11 @@ describe('errors and logs', () => {
     });
 
     describe('on a database of its own', () => {
-      let database: { url: string; drop(): Promise<void> };
-      let own: TestApp;
-
-      beforeAll(async () => {
-        database = await createDedicatedDatabase('errors');
-        own = await startAppOn(database.url, { METRICS_TOKEN });
-      });
-      afterAll(async () => {
-        await own?.close();
-        await database?.drop();
-      });
+      const { t: own } = useE2eFixture({ database: 'errors', env: { METRICS_TOKEN } });
 
       it('for an SQL error (a table missing): no SQL, no table name, no stack in the answer', async () => {
         const company = await TestCompany.register(own.http);
-        await execute(database.url, 'ALTER TABLE login_failures RENAME TO login_failures_gone');
+        await execute(own.databaseUrl, 'ALTER TABLE login_failures RENAME TO login_failures_gone');
         try {
           const response = await own.http
             .post('/api/auth/login')
@@ -134,7 +110,10 @@ describe('errors and logs', () => {
             company.password,
           ]);
         } finally {
-          await execute(database.url, 'ALTER TABLE login_failures_gone RENAME TO login_failures');
+          await execute(
+            own.databaseUrl,
+            'ALTER TABLE login_failures_gone RENAME TO login_failures',
+          );
         }
         await own.http
           .post('/api/auth/login')

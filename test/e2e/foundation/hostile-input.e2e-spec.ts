@@ -3,11 +3,10 @@ import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { MAX_BODY_DEPTH } from '../../../src/common/http/text-hygiene';
 import { campaignBody, connectedInstance } from '../../support/campaigns';
-import { closeDb, countRows } from '../../support/db';
+import { countRows } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { freePort } from '../../support/media';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
 import { contactsDatabase } from '../../support/user-databases';
 
 const NUL = 'a\u0000b';
@@ -74,20 +73,8 @@ function postSlowly(baseUrl: string, path: string, total: number): Promise<SlowP
 }
 
 describe('hostile input', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    // A PUBLIC_BASE_URL, so that a gateway configuration can track its events.
-    const port = await freePort();
-    t = await startTestApp({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { port });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  // A PUBLIC_BASE_URL, so that a gateway configuration can track its events.
+  const { t, fake } = useE2eFixture({ publicBaseUrl: true });
 
   describe('NUL characters and lone surrogates: 400 naming the field, nothing written', () => {
     it.each([

@@ -1,9 +1,10 @@
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, countRows } from '../../support/db';
+import { countRows } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
-import { contactsCsv, createDatabase, CONTACT_MAPPINGS } from '../../support/user-databases';
+import { TestCompany } from '../../support/test-app';
+import { CONTACT_MAPPINGS, contactsCsv, createDatabase } from '../../support/user-databases';
+import { until } from '../../support/waiting';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -11,20 +12,9 @@ const PNG = Buffer.from(
 );
 
 describe('Idempotency-Key', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
+  const { t, fake } = useE2eFixture();
   let counter = 0;
   const newKey = (): string => `chave-${process.pid}-${Date.now()}-${(counter += 1)}`;
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
 
   it('replays a repeated campaign creation: the first response again, one campaign, each contact one message', async () => {
     const company = await TestCompany.register(t.http);
@@ -75,7 +65,11 @@ describe('Idempotency-Key', () => {
     try {
       const first = company.post('/api/campaigns', body).set('Idempotency-Key', key);
       const firstDone = first.then((response) => response);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Running: it holds the key while it waits for the (slow) gateway's answer.
+      await until(
+        () => fake.requests.some((r) => r.instance === gw.instance),
+        (asked) => asked,
+      );
       const during = await company.post('/api/campaigns', body).set('Idempotency-Key', key);
       expect(expectErrorBody(during, 409, '/api/campaigns')).toMatch(/em andamento/);
       expect((await firstDone).status).toBe(200);

@@ -1,7 +1,7 @@
 import { campaignBody, connectedInstance } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
 import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
 
 describe('TRUST_PROXY', () => {
@@ -52,18 +52,7 @@ describe('TRUST_PROXY', () => {
 });
 
 describe('statement timeouts', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ STATEMENT_TIMEOUT_MS: '300' });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture({ env: { STATEMENT_TIMEOUT_MS: '300' } });
 
   it('answers 503 when a request’s query runs past the timeout, changing nothing', async () => {
     const company = await TestCompany.register(t.http);

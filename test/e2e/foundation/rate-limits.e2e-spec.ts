@@ -1,13 +1,7 @@
 import type request from 'supertest';
-import { closeDb } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import {
-  ADMIN_HEADER,
-  startTestApp,
-  TestApp,
-  TestCompany,
-  uniqueEmail,
-} from '../../support/test-app';
+import { ADMIN_HEADER, TestCompany, uniqueEmail } from '../../support/test-app';
 import { TestRedis, useTestRedis } from './helpers/redis';
 
 interface Limits {
@@ -66,19 +60,8 @@ const ACTUATOR_PATHS = [
 ];
 
 describe('rate limits', () => {
-  afterAll(async () => {
-    await closeDb();
-  });
-
   describe('per company and minute (RATE_LIMIT_PER_MINUTE=5)', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5' });
-    });
-    afterAll(async () => {
-      await t.close();
-    });
+    const { t } = useE2eFixture({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
 
     it('counts down on every response and refuses the 6th request of the minute with 429, Retry-After and the error body', async () => {
       const company = await TestCompany.register(t.http);
@@ -167,13 +150,8 @@ describe('rate limits', () => {
   });
 
   describe('per company and hour (RATE_LIMIT_PER_HOUR=3)', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100', RATE_LIMIT_PER_HOUR: '3' });
-    });
-    afterAll(async () => {
-      await t.close();
+    const { t } = useE2eFixture({
+      env: { RATE_LIMIT_PER_MINUTE: '100', RATE_LIMIT_PER_HOUR: '3' },
     });
 
     it('refuses the 4th request of the hour with 429 and a Retry-After of up to an hour; headers show the minute window', async () => {
@@ -207,13 +185,8 @@ describe('rate limits', () => {
   });
 
   describe('requests without a company token (ANONYMOUS_RATE_LIMIT_PER_MINUTE=3) and /actuator', () => {
-    let t: TestApp;
-
-    beforeAll(async () => {
-      t = await startTestApp({ ANONYMOUS_RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '50' });
-    });
-    afterAll(async () => {
-      await t.close();
+    const { t } = useE2eFixture({
+      env: { ANONYMOUS_RATE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '50' },
     });
 
     it('limits them per client IP, while company tokens keep their own budget and /actuator is never limited', async () => {
@@ -261,18 +234,18 @@ describe('rate limits', () => {
   describe('shared by several instances through Redis', () => {
     const prefix = `campaign-service-test-${process.pid}-${Date.now()}:`;
     let redis: TestRedis;
-    let a: TestApp;
-    let b: TestApp;
-
+    // Before the fixtures': the apps' environment names the Redis.
     beforeAll(async () => {
       redis = await useTestRedis();
-      const env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '5' };
-      a = await startTestApp(env);
-      b = await startTestApp(env);
     });
+    const env = (): Record<string, string> => ({
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: prefix,
+      RATE_LIMIT_PER_MINUTE: '5',
+    });
+    const { t: a } = useE2eFixture({ env });
+    const { t: b } = useE2eFixture({ env });
     afterAll(async () => {
-      await a?.close();
-      await b?.close();
       await redis?.close(prefix);
     });
 

@@ -1,9 +1,8 @@
 import type { QueryRunner } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { campaignBody, connectedInstance } from '../../support/campaigns';
-import { closeDb } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { TestCompany } from '../../support/test-app';
 import { contactsDatabase } from '../../support/user-databases';
 
 /**
@@ -11,20 +10,12 @@ import { contactsDatabase } from '../../support/user-databases';
  * other pool held (as a hundred dispatching campaigns hold them), the lists still answer.
  */
 describe('read pool', () => {
-  const fake = new FakeEvolutionApi();
-  let t: TestApp;
   const held: QueryRunner[] = [];
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ ROLE: 'api' });
-  });
+  // Before the fixture's: the connections go back before the app closes.
   afterAll(async () => {
     await Promise.all(held.map((runner) => runner.release()));
-    await t.close();
-    await fake.stop();
-    await closeDb();
   });
+  const { t, fake } = useE2eFixture({ env: { ROLE: 'api' } });
 
   it('answers the lists while background work holds every connection of the main pool', async () => {
     const company = await TestCompany.register(t.http);

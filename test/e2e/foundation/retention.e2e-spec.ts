@@ -1,9 +1,9 @@
 import { RETENTION_LOCK, RetentionJobs } from '../../../src/common/retention/retention-jobs';
 import { importDatabase } from '../../support/automations';
 import { connectedInstance } from '../../support/campaigns';
-import { closeDb, db } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { TestCompany } from '../../support/test-app';
 
 /** Ids of `table` among `ids` that still exist. */
 async function remaining(table: string, ids: Array<string | number>): Promise<string[]> {
@@ -19,17 +19,8 @@ async function insertedId(sql: string, params: unknown[]): Promise<string> {
 }
 
 describe('retention jobs', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ RETENTION_OUTBOX_EVENTS_DAYS: '7', RETENTION_NOTICES_DAYS: '90' });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+  const { t, fake } = useE2eFixture({
+    env: { RETENTION_OUTBOX_EVENTS_DAYS: '7', RETENTION_NOTICES_DAYS: '90' },
   });
 
   it('delete each table’s finished rows past their retention, in batches, and keep live and recent ones', async () => {

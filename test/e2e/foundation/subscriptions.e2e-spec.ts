@@ -1,7 +1,7 @@
 import type request from 'supertest';
-import { closeDb } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { ADMIN_HEADER, startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { ADMIN_HEADER, TestApp, TestCompany } from '../../support/test-app';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
@@ -39,15 +39,7 @@ function concretePath(path: string, companyId: number): string {
 }
 
 describe('subscription-registered companies', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const { t } = useE2eFixture();
 
   const makeSubscriptionCompany = async (): Promise<TestCompany> => {
     const company = await TestCompany.register(t.http);

@@ -1,7 +1,8 @@
 import type request from 'supertest';
-import { closeDb, db } from '../../support/db';
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
@@ -21,19 +22,10 @@ function expectRateLimitHeaders(response: request.Response): void {
 }
 
 describe('tenancy, authentication of every route, unknown routes', () => {
-  let t: TestApp;
-  let mine: TestCompany;
-  let other: TestCompany;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-    mine = await TestCompany.register(t.http, 'Minha Empresa');
-    other = await TestCompany.register(t.http, 'Outra Empresa');
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const {
+    t,
+    companies: [mine, other],
+  } = useE2eFixture({ companies: ['Minha Empresa', 'Outra Empresa'] });
 
   describe('/api/companies/{companyId}/settings', () => {
     it('answers the own company with its flags', async () => {

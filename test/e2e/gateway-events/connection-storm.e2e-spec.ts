@@ -1,9 +1,9 @@
 import { phones, waitForCampaign } from '../../support/campaigns';
 import { countRows, db } from '../../support/db';
-import { startCampaign, trackedConfig, until, useTrackingApp } from '../../support/gateway-events';
-import { TestApp, TestCompany } from '../../support/test-app';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { startCampaign, trackedConfig } from '../../support/gateway-events';
+import { TestCompany } from '../../support/test-app';
+import { sleep, until } from '../../support/waiting';
 
 /** Every distinct value `read` showed, in order, sampled every 25 ms until stop(). */
 function watch(read: () => Promise<string>): { stop(): Promise<string[]> } {
@@ -15,6 +15,7 @@ function watch(read: () => Promise<string>): { stop(): Promise<string[]> } {
       if (seen.at(-1) !== value) {
         seen.push(value);
       }
+      // A real span: the sampling rate, so that no version between two samples is missed.
       await sleep(25);
     }
   })();
@@ -33,12 +34,7 @@ function watch(read: () => Promise<string>): { stop(): Promise<string[]> } {
  * applied as one, at most once per coalescing window.
  */
 describe('a storm of connection events', () => {
-  const app = useTrackingApp();
-  const fake = app.fake;
-  let t: TestApp;
-  beforeAll(() => {
-    t = app.t;
-  });
+  const { t, fake } = useE2eFixture({ publicBaseUrl: true });
 
   /** An open instance with a campaign that sent once and waits a minute for its next send. */
   async function openInstanceWithCampaign(): Promise<{
@@ -80,6 +76,7 @@ describe('a storm of connection events', () => {
     const started = Date.now();
     const posts: Array<Promise<number | null>> = [];
     for (let i = 0; i < perSecond * seconds; i += 1) {
+      // A real span: each event at its time in the storm.
       await sleep(started + (i * 1000) / perSecond - Date.now());
       posts.push(fake.emit(instance, 'connection.update', { instance, ...data }));
     }

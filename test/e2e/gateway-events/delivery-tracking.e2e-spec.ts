@@ -1,32 +1,22 @@
 import { DateTime } from 'luxon';
 import { connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
 import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import {
   EVENTS_SECRET_HEADER as SECRET_HEADER,
   startCampaign,
   trackedConfig,
-  until,
-  useTrackingApp,
 } from '../../support/gateway-events';
-import { TestApp, TestCompany } from '../../support/test-app';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { TestCompany } from '../../support/test-app';
+import { sleep, until } from '../../support/waiting';
 
 /**
  * Hearing back from WhatsApp: the service registers its webhook on the Evolution instance, and
  * the fake gateway posts real-shaped events (Evolution API v2.3.6 `sendDataWebhook`) to it.
  */
 describe('delivery tracking through the gateway’s events', () => {
-  const app = useTrackingApp();
-  const fake = app.fake;
-  let t: TestApp;
-  beforeAll(() => {
-    t = app.t;
-  });
-  afterEach(() => {
-    expect(fake.refusals).toEqual([]);
-  });
+  const { t, fake } = useE2eFixture({ publicBaseUrl: true, noRefusals: true });
 
   it('registers its own webhook on the instance, with a secret header, and removes only its own', async () => {
     const company = await TestCompany.register(t.http);
@@ -267,6 +257,7 @@ describe('delivery tracking through the gateway’s events', () => {
         ),
       (n) => n === 1,
     );
+    // A real span: the opt-out is answered once, and nothing follows in the next half second.
     await sleep(500);
     const messages = fake.sentTo(person.phoneNumber).map((s) => s.body.text);
     expect(messages).toEqual(['Olá Contato', 'Pronto, você não receberá mais mensagens.']);
@@ -295,6 +286,7 @@ describe('delivery tracking through the gateway’s events', () => {
     );
     const ours = (): number => fake.sent.filter((s) => s.instance === config.instance).length;
     const atClose = ours();
+    // A real span: two of its 1 s pauses go by, at most the send in flight getting through.
     await sleep(2_500);
     expect(ours()).toBeLessThanOrEqual(atClose + 1);
     const held = ours();
@@ -315,6 +307,7 @@ describe('delivery tracking through the gateway’s events', () => {
     expect(paused.pauseReason).toMatch(/logout/);
     expect(paused.message).toBe(paused.pauseReason);
     const atLogout = ours();
+    // A real span: two of its 1 s pauses go by, at most the send in flight getting through.
     await sleep(2_000);
     expect(ours()).toBeLessThanOrEqual(atLogout + 1);
   });

@@ -2,19 +2,13 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { phones, waitForCampaign } from '../../support/campaigns';
 import type { Pool } from 'pg';
-import { sqlPool } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import {
-  EVENTS_SECRET_HEADER,
-  eventsSecretOf,
-  trackedConfig,
-  until,
-} from '../../support/gateway-events';
-import { freePort } from '../../support/media';
+import { EVENTS_SECRET_HEADER, eventsSecretOf, trackedConfig } from '../../support/gateway-events';
 import { samplesOf, total } from '../../support/prometheus';
 import { startAppOn, TestApp, TestCompany } from '../../support/test-app';
-import { createDedicatedDatabase } from '../foundation/helpers/databases';
+import { until } from '../../support/waiting';
 
 const GLOBAL_KEY = 'evolution-global-key-0123456789';
 const REFUSED_METRIC = 'campaign_service_gateway_events_refused_total';
@@ -62,34 +56,6 @@ function update(instance: string, data: Record<string, unknown>, extra = {}) {
   return { event: 'messages.update', instance, data, apikey: null, ...extra };
 }
 
-/**
- * An app of its own on a database of its own: what it stores is counted by the events'
- * sequence, which any insert moves, even one rolled back or already processed and deleted.
- */
-function useDedicatedApp(name: string, env: Record<string, string>, fake: FakeEvolutionApi) {
-  const state = {} as { t: TestApp; pool: Pool; url: string };
-  let database: { url: string; drop(): Promise<void> };
-  beforeAll(async () => {
-    database = await createDedicatedDatabase(name);
-    await fake.start();
-    const port = await freePort();
-    state.url = database.url;
-    state.t = await startAppOn(
-      database.url,
-      { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env },
-      { port },
-    );
-    state.pool = sqlPool(database.url, 2);
-  });
-  afterAll(async () => {
-    await state.t.close();
-    await state.pool.end();
-    await fake.stop();
-    await database.drop();
-  });
-  return state;
-}
-
 async function eventsStored(pool: Pool): Promise<number> {
   const { rows } = await pool.query<{ n: string }>(
     `SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM gateway_events_id_seq`,
@@ -108,12 +74,16 @@ async function scrapeRefused(t: TestApp, reason: string): Promise<number> {
  * sends them; one company's events never cost another's.
  */
 describe('gateway events at intake', () => {
-  const fake = new FakeEvolutionApi({ globalApiKey: GLOBAL_KEY });
-  const app = useDedicatedApp('gateway_intake', {}, fake);
-  let t: TestApp;
-  let db: Pool;
-  beforeAll(() => {
-    ({ t, pool: db } = app);
+  // What it stores is counted by the events' sequence, which any insert moves, even one
+  // rolled back or already processed and deleted: a database of its own.
+  const {
+    t,
+    fake,
+    pool: db,
+  } = useE2eFixture({
+    database: 'gateway_intake',
+    publicBaseUrl: true,
+    fake: new FakeEvolutionApi({ globalApiKey: GLOBAL_KEY }),
   });
 
   /** As a configuration that tracked before tokens were learned: no instance token known. */
@@ -576,7 +546,7 @@ describe('gateway events at intake', () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake);
     // Another instance of the service: the same database and data directory (its keys).
-    const other = await startAppOn(app.url, {
+    const other = await startAppOn(t.databaseUrl, {
       PUBLIC_BASE_URL: t.config.publicBaseUrl,
       DATA_DIR: t.config.dataDir,
     });
@@ -610,19 +580,17 @@ describe('gateway events at intake', () => {
 });
 
 describe('gateway events from strangers', () => {
-  const fake = new FakeEvolutionApi();
   const LIMIT = 9;
-  const app = useDedicatedApp(
-    'gateway_strangers',
-    { ANONYMOUS_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'loopback' },
-    fake,
-  );
+  const { t, fake, pool } = useE2eFixture({
+    database: 'gateway_strangers',
+    publicBaseUrl: true,
+    env: { ANONYMOUS_RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUST_PROXY: 'loopback' },
+  });
   /** Clients behind the (trusted, loopback) proxy, told apart by X-Forwarded-For. */
   const STRANGER = { 'X-Forwarded-For': '203.0.113.7' };
   const NEIGHBOUR = { 'X-Forwarded-For': '203.0.113.8' };
 
   it('refuses a megabyte without the secret before reading it, 429 past the client address’s budget, and still takes the gateway’s events from it', async () => {
-    const { t, pool } = app;
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake);
     const before = await eventsStored(pool);
@@ -680,7 +648,6 @@ describe('gateway events from strangers', () => {
   });
 
   it('answers an address past its budget from memory: guessed ids cost no query, the gateway’s known configurations still pass', async () => {
-    const { t, pool } = app;
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake);
     // Another company's configuration on the same gateway that has had no event yet.

@@ -1,7 +1,9 @@
 import { phones, waitForCampaign } from '../../support/campaigns';
 import { countRows, db } from '../../support/db';
-import { startCampaign, trackedConfig, until, useTrackingApp } from '../../support/gateway-events';
-import { TestApp, TestCompany } from '../../support/test-app';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { startCampaign, trackedConfig } from '../../support/gateway-events';
+import { TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
 
 const FLOOD = 20_000;
 
@@ -10,12 +12,7 @@ const FLOOD = 20_000;
  * queue takes its share of each batch, and another company's events go in the next batch.
  */
 describe("a company's flood of gateway events", () => {
-  const app = useTrackingApp();
-  const fake = app.fake;
-  let t: TestApp;
-  beforeAll(() => {
-    t = app.t;
-  });
+  const { t, fake } = useE2eFixture({ publicBaseUrl: true });
 
   it("does not hold back another company's receipt: it is applied while the flood still waits", async () => {
     const a = await TestCompany.register(t.http);

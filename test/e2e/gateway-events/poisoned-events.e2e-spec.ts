@@ -1,11 +1,11 @@
 import { Metrics } from '../../../src/common/metrics/metrics';
 import { phones, waitForCampaign } from '../../support/campaigns';
-import { closeDb, countRows, db } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startCampaign, trackedConfig, until } from '../../support/gateway-events';
-import { freePort } from '../../support/media';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { startCampaign, trackedConfig } from '../../support/gateway-events';
 import { samplesOf, total } from '../../support/prometheus';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
 
 const SET_ASIDE = 'campaign_service_gateway_events_set_aside_total';
 /** The date company B sent in the issue: a valid JSON string PostgreSQL cannot store. */
@@ -16,24 +16,10 @@ const OUT_OF_RANGE = '-010000-01-01T00:00:00.000Z';
  * refused such dates) is set aside with its reason and counted; it never stops the others.
  */
 describe('a gateway event that fails when applied', () => {
-  let t: TestApp;
-  let port: number;
-  const fake = new FakeEvolutionApi();
-  // One key for both processes: the second reads the configurations the first stored.
-  const env = (): Record<string, string> => ({
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    ENCRYPTION_KEY: 'poisoned-events-e2e-encryption-key',
-  });
-
-  beforeAll(async () => {
-    await fake.start();
-    port = await freePort();
-    t = await startTestApp(env(), { port });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
+  const { t, fake, restart } = useE2eFixture({
+    publicBaseUrl: true,
+    // One key for both processes: the second reads the configurations the first stored.
+    env: { ENCRYPTION_KEY: 'poisoned-events-e2e-encryption-key' },
   });
 
   async function setAsideCount(event: string): Promise<number> {
@@ -137,8 +123,7 @@ describe('a gateway event that fails when applied', () => {
     expect(await countRows('gateway_events', 'company_id = $1', [a.id])).toBe(0);
 
     // A new process: the set-aside events stay as they are, and new ones are applied.
-    await t.close();
-    t = await startTestApp(env(), { port });
+    await restart();
     expect(await receiptToA('PLAYED')).toBe(200);
     await until(
       async () =>

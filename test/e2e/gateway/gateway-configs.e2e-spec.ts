@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
 import { GatewayConfigUsageRegistry } from '../../../src/modules/gateway/application/gateway-config-usage.registry';
 import { GatewayConfigsService } from '../../../src/modules/gateway/application/gateway-configs.service';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
 
 const API_KEY = 'chave-secreta-da-instancia-7F3A9C';
 /** Both apps of this file share the database, so they share the key that opens its secrets. */
@@ -34,10 +34,11 @@ async function storedRow(id: number): Promise<Record<string, unknown> | undefine
 }
 
 describe('gateway configurations', () => {
-  const fake = new FakeEvolutionApi();
-  let t: TestApp;
-  let owner: TestCompany;
-  let stranger: TestCompany;
+  const {
+    t,
+    fake,
+    companies: [owner, stranger],
+  } = useE2eFixture({ env: { ENCRYPTION_KEY }, companies: ['Dona do gateway', 'Outra empresa'] });
 
   const validBody = (): Record<string, unknown> => ({
     name: 'Vendas - WhatsApp principal',
@@ -54,17 +55,6 @@ describe('gateway configurations', () => {
     return response.body as ConfigBody;
   }
 
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp({ ENCRYPTION_KEY });
-    owner = await TestCompany.register(t.http, 'Dona do gateway');
-    stranger = await TestCompany.register(t.http, 'Outra empresa');
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
   beforeEach(() => {
     fake.reset();
     fake.addInstance('acme-sales', { apiKey: API_KEY, state: 'open' });
@@ -537,16 +527,10 @@ describe('gateway configurations', () => {
   });
 
   describe('with OUTBOUND_DENY_PRIVATE=true', () => {
-    let denying: TestApp;
-    let company: TestCompany;
-
-    beforeAll(async () => {
-      denying = await startTestApp({ OUTBOUND_DENY_PRIVATE: 'true', ENCRYPTION_KEY });
-      company = await TestCompany.register(denying.http);
-    });
-    afterAll(async () => {
-      await denying.close();
-    });
+    const {
+      t: denying,
+      companies: [company],
+    } = useE2eFixture({ env: { OUTBOUND_DENY_PRIVATE: 'true', ENCRYPTION_KEY }, companies: 1 });
 
     it('refuses a gateway on a loopback address with 400', async () => {
       const before = await countRows('gateway_configs');

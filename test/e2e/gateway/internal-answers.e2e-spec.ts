@@ -2,10 +2,11 @@ import { createServer as createHttpServer, Server } from 'node:http';
 import { AddressInfo, createServer as createTcpServer, Socket } from 'node:net';
 import { createWelcomeAutomation, importDatabase } from '../../support/automations';
 import { campaignBody, connectedInstance, waitForCampaign } from '../../support/campaigns';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
-import { useDedicatedWebhookApp, WebhookReceiver } from '../../support/webhook-receiver';
+import { TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
+import { WebhookReceiver } from '../../support/webhook-receiver';
 
 const SECRET = 'db_password=s3nha-interna-42';
 const MARKER = `SECRET-INTERNAL-DATA: ${SECRET}`;
@@ -74,27 +75,22 @@ function expectNoMarker(value: unknown): void {
  * for a closed port as for an open one that does not speak HTTP.
  */
 describe('answers of services that are not the gateway', () => {
-  const fake = new FakeEvolutionApi();
   const receiver = new WebhookReceiver();
   const internal = new InternalService();
-  const app = useDedicatedWebhookApp(
-    'internal_answers',
-    {
+  const {
+    t,
+    fake,
+    pool,
+    companies: [company],
+  } = useE2eFixture({
+    database: 'internal_answers',
+    env: {
       WEBHOOK_RETRY_SCHEDULE_MS: 'none',
       WEBHOOK_TIMEOUT_MS: '2000',
       GATEWAY_SEND_TIMEOUT_MS: '1000',
     },
-    fake,
-    receiver,
-  );
-  let company: TestCompany;
-
-  beforeAll(async () => {
-    await internal.start();
-    company = await TestCompany.register(app.t.http, 'Curiosa');
-  });
-  afterAll(async () => {
-    await internal.stop();
+    servers: [receiver, internal],
+    companies: ['Curiosa'],
   });
   beforeEach(() => {
     internal.status = 503;
@@ -171,7 +167,7 @@ describe('answers of services that are not the gateway', () => {
   });
 
   it('records a webhook receiver’s answer as its status only, in the API and the tables', async () => {
-    const hooked = await TestCompany.register(app.t.http, 'Webhook interno');
+    const hooked = await TestCompany.register(t.http, 'Webhook interno');
     await hooked
       .put(`/api/companies/${hooked.id}/webhook`, {
         url: `${internal.url}/hook`,
@@ -196,7 +192,7 @@ describe('answers of services that are not the gateway', () => {
       .expect(200);
     expect(attempts.body).toEqual([expect.objectContaining({ statusCode: 500 })]);
     expectNoMarker(attempts.body);
-    const stored = await app.pool.query(
+    const stored = await pool.query(
       `SELECT d.*, a.* FROM webhook_deliveries d
          JOIN webhook_delivery_attempts a ON a.delivery_id = d.id
         WHERE d.company_id = $1`,
@@ -207,18 +203,16 @@ describe('answers of services that are not the gateway', () => {
   });
 
   async function pollDeliveries(of: TestCompany): Promise<Array<Record<string, any>>> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const log = (await of.get(`/api/companies/${of.id}/webhook/deliveries`).expect(200)).body;
-      expectNoMarker(log);
-      if (log.length > 0 && log.every((d: { status: string }) => d.status === 'FAILED')) {
+    return until(
+      async () => {
+        const log = (await of.get(`/api/companies/${of.id}/webhook/deliveries`).expect(200)).body;
+        expectNoMarker(log);
         return log;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`deliveries not FAILED: ${JSON.stringify(log)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      },
+      (log) => log.length > 0 && log.every((d: { status: string }) => d.status === 'FAILED'),
+      20_000,
+      'FAILED deliveries',
+    );
   }
 
   it('says the same for a closed port as for open ports that do not speak HTTP', async () => {
@@ -287,26 +281,24 @@ describe('answers of services that are not the gateway', () => {
  * entries it lists: an address with its port, or a name as written.
  */
 describe('OUTBOUND_DENY_PRIVATE with OUTBOUND_ALLOW_HOSTS', () => {
-  const fake = new FakeEvolutionApi();
   const internal = new InternalService();
-  let t: TestApp;
-  let company: TestCompany;
+  const portOf = (url: string): string => new URL(url).port;
+  const {
+    fake,
+    companies: [company],
+  } = useE2eFixture({
+    servers: [internal],
+    env: () => ({
+      OUTBOUND_DENY_PRIVATE: 'true',
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${portOf(fake.url)}, localhost:${portOf(internal.url)}`,
+    }),
+    companies: ['Com lista'],
+  });
   let fakePort: string;
   let internalPort: string;
-
-  beforeAll(async () => {
-    await Promise.all([fake.start(), internal.start()]);
-    fakePort = new URL(fake.url).port;
-    internalPort = new URL(internal.url).port;
-    t = await startTestApp({
-      OUTBOUND_DENY_PRIVATE: 'true',
-      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${fakePort}, localhost:${internalPort}`,
-    });
-    company = await TestCompany.register(t.http, 'Com lista');
-  });
-  afterAll(async () => {
-    await t.close();
-    await Promise.all([fake.stop(), internal.stop()]);
+  beforeAll(() => {
+    fakePort = portOf(fake.url);
+    internalPort = portOf(internal.url);
   });
 
   it('reaches the listed gateway address and port, by the address or a name of it', async () => {

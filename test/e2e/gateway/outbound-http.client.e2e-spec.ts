@@ -4,6 +4,7 @@ import { OutboundHttpClient } from '../../../src/common/outbound/outbound-http.c
 import { OutboundTargetGuard } from '../../../src/common/outbound/outbound-target.guard';
 import { OutboundError, OutboundErrorKind } from '../../../src/common/outbound/outbound.errors';
 import type { AppConfig } from '../../../src/config/app-config.service';
+import { until } from '../../support/waiting';
 
 interface Seen {
   method: string;
@@ -139,6 +140,7 @@ describe('OutboundHttpClient over real HTTP', () => {
 
   it('gives up on an answer that does not begin in time as on a failed connection', async () => {
     server.handler = (_req, res) => {
+      // A real span: the answer begins long after the client's 150 ms.
       setTimeout(() => res.end('late'), 1000);
     };
     const failure = await http
@@ -156,6 +158,7 @@ describe('OutboundHttpClient over real HTTP', () => {
     server.handler = (_req, res) => {
       res.writeHead(200);
       res.write('partial');
+      // A real span: the body stalls long past the client's 150 ms.
       setTimeout(() => res.end(), 1000);
     };
     expect(await kindOf(http.request({ method: 'GET', url: base, timeoutMs: 150 }))).toBe(
@@ -165,6 +168,7 @@ describe('OutboundHttpClient over real HTTP', () => {
 
   it('reports a cancellation by the caller as aborted', async () => {
     server.handler = (_req, res) => {
+      // A real span: the answer is still to come when the caller cancels.
       setTimeout(() => res.end('late'), 1000);
     };
     const controller = new AbortController();
@@ -174,7 +178,11 @@ describe('OutboundHttpClient over real HTTP', () => {
       timeoutMs: 5000,
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(), 50);
+    await until(
+      () => server.seen.length,
+      (seen) => seen > 0,
+    );
+    controller.abort();
     expect(await kindOf(pending)).toBe('aborted');
   });
 

@@ -1,28 +1,11 @@
-import { rmSync } from 'node:fs';
 import { campaignBody, connectedInstance, waitForCampaign } from '../../support/campaigns';
-import { closeDb } from '../../support/db';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { freePort, pngImage } from '../../support/media';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { pngImage } from '../../support/media';
+import { TestCompany } from '../../support/test-app';
 
 describe('uploaded media in campaigns', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    // PUBLIC_BASE_URL must reach this very server: choose its port first.
-    const port = await freePort();
-    t = await startTestApp({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { port });
-  });
-  afterAll(async () => {
-    // Nothing the real Evolution API would refuse was ever sent.
-    expect(fake.refusals).toEqual([]);
-    await t.close();
-    await fake.stop();
-    rmSync(t.config.dataDir, { recursive: true, force: true });
-    await closeDb();
-  });
+  // PUBLIC_BASE_URL must reach this very server.
+  const { t, fake } = useE2eFixture({ publicBaseUrl: true, noRefusals: true });
 
   it('sends an uploaded image to every contact as its bytes, and its public URL serves the same bytes', async () => {
     const company = await TestCompany.register(t.http);

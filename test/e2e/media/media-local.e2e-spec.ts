@@ -2,18 +2,17 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { closeDb } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import {
   docxBytes,
-  freePort,
   jpegBytes,
   mp4Header,
   pdfBytes,
   pngImage,
   uploadGenerated,
 } from '../../support/media';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestApp } from '../../support/test-app';
 
 const MB = 1024 * 1024;
 const LOCAL_NAME =
@@ -36,20 +35,13 @@ function rawGet(baseUrl: string, path: string): Promise<{ status: number; body: 
 }
 
 describe('media through local storage', () => {
-  let t: TestApp;
-  let company: TestCompany;
+  const {
+    t,
+    companies: [company],
+  } = useE2eFixture({ publicBaseUrl: true, companies: 1 });
   let mediaDir: string;
-
-  beforeAll(async () => {
-    const port = await freePort();
-    t = await startTestApp({ PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, { port });
-    company = await TestCompany.register(t.http);
+  beforeAll(() => {
     mediaDir = join(t.config.dataDir, 'media');
-  });
-  afterAll(async () => {
-    await t.close();
-    rmSync(t.config.dataDir, { recursive: true, force: true });
-    await closeDb();
   });
 
   const storedFiles = (): string[] => (existsSync(mediaDir) ? readdirSync(mediaDir) : []);

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { closeDb } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { freePort, mp4Header, pdfBytes, pngImage, uploadGenerated } from '../../support/media';
 import { TestS3Server } from '../../support/s3-server';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { startTestApp, TestCompany } from '../../support/test-app';
 
 const MB = 1024 * 1024;
 const S3_NAME =
@@ -26,19 +26,16 @@ async function fetchBytes(
 
 describe('media through S3-compatible storage', () => {
   let s3: TestS3Server;
-  let t: TestApp;
-  let company: TestCompany;
-
+  // Before the fixture's: the app's environment names the server.
   beforeAll(async () => {
     s3 = await TestS3Server.start();
-    t = await startTestApp(s3.env());
-    company = await TestCompany.register(t.http);
   });
+  const {
+    t,
+    companies: [company],
+  } = useE2eFixture({ env: () => s3.env(), companies: 1 });
   afterAll(async () => {
-    await t.close();
-    rmSync(t.config.dataDir, { recursive: true, force: true });
     await s3.stop();
-    await closeDb();
   });
 
   it('streams an image into the bucket under companies/{id}/{yyyy}/{MM}/{dd}/{uuid}.{ext}', async () => {

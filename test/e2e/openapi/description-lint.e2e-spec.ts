@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOpenApiDocument } from '../../../src/common/http/openapi-document';
-import { startTestApp, TestApp } from '../../support/test-app';
+import { useE2eFixture } from '../../support/e2e-fixture';
 
 interface LintReport {
   totals: { errors: number; warnings: number };
@@ -29,14 +29,9 @@ function redoclyLint(file: string): LintReport {
 }
 
 describe('the served OpenAPI description', () => {
-  let t: TestApp;
+  const { t } = useE2eFixture();
   const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
 import { connectedInstance } from '../../support/campaigns';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { generateSchemaTypes, loadModule, typeErrors } from '../../support/generated-client';
-import { ADMIN_PASSWORD, startTestApp, TestApp, uniqueEmail } from '../../support/test-app';
+import { ADMIN_PASSWORD, uniqueEmail } from '../../support/test-app';
 
 /**
  * The README's walk-through, written as a user of the API would write it: against the types
@@ -114,21 +114,16 @@ interface WalkthroughModule {
 }
 
 describe('a client generated from the served OpenAPI description', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
+  const { t, fake } = useE2eFixture();
   const dir = mkdtempSync(join(tmpdir(), 'openapi-client-'));
   const walkthroughFile = join(dir, 'walkthrough.ts');
 
   beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp();
     const served = await t.http.get('/api/docs-json').expect(200);
     generateSchemaTypes(served.body as object, dir);
     writeFileSync(walkthroughFile, WALKTHROUGH);
   });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 

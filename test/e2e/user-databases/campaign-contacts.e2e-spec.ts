@@ -1,36 +1,26 @@
 import { campaignBody, connectedInstance, waitForCampaign } from '../../support/campaigns';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
 import { createDatabase, csv } from '../../support/user-databases';
+import { until } from '../../support/waiting';
 
 describe('user databases in campaigns', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture();
 
   /** The SYSTEM database once every sent contact reached it (a background copy does that). */
   async function systemRecords(company: TestCompany): Promise<{ database: any; records: any[] }> {
-    const deadline = Date.now() + 30_000;
-    const waiting = (): Promise<number> =>
-      countRows(
-        'campaign_contacts',
-        `company_id = $1 AND status = 'SENT' AND NOT system_recorded`,
-        [company.id],
-      );
-    while ((await waiting()) > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(
+      () =>
+        countRows(
+          'campaign_contacts',
+          `company_id = $1 AND status = 'SENT' AND NOT system_recorded`,
+          [company.id],
+        ),
+      (unrecorded) => unrecorded === 0,
+      30_000,
+    );
     const database = (await company.get('/api/user-databases').expect(200)).body[0];
     const page = await company
       .get(`/api/user-databases/${database.id}/records?sortBy=phone&sortDirection=ASC`)

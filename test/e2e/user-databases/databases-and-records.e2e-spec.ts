@@ -1,6 +1,7 @@
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { TestCompany } from '../../support/test-app';
 import { contactsDatabase, createDatabase, csv } from '../../support/user-databases';
 
 interface RecordBody {
@@ -11,15 +12,7 @@ interface RecordBody {
 }
 
 describe('user databases and their records', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const { t } = useE2eFixture();
 
   /** Nome, Telefone, Idade (NUMBER), Nascimento (DATE), VIP (BOOLEAN), Email (EMAIL). */
   async function typedDatabase(company: TestCompany): Promise<number> {

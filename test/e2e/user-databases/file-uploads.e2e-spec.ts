@@ -1,6 +1,7 @@
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { ADMIN_HEADER, startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { ADMIN_HEADER, TestCompany } from '../../support/test-app';
 import {
   CONTACT_MAPPINGS,
   contactsCsv,
@@ -13,32 +14,24 @@ import {
   xlsxWithSharedStringsLast,
   zip,
 } from '../../support/user-databases';
+import { until } from '../../support/waiting';
 
 describe('user databases from files', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const { t } = useE2eFixture();
 
   /** Polls the catalog until the index exists and is valid (or, with false, until it is gone). */
   async function waitForIndex(name: string, present: boolean, timeoutMs = 120_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const { rows } = await db().query(
-        `SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)`,
-        [name],
-      );
-      if (present ? rows[0]?.indisvalid === true : rows.length === 0) {
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error(`index ${name} ${present ? 'never became valid' : 'was not dropped'}`);
+    await until(
+      async () =>
+        (
+          await db().query(`SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)`, [
+            name,
+          ])
+        ).rows,
+      (rows) => (present ? rows[0]?.indisvalid === true : rows.length === 0),
+      timeoutMs,
+      `index ${name} ${present ? 'valid' : 'dropped'}`,
+    );
   }
 
   async function indexValid(name: string): Promise<boolean> {
@@ -49,14 +42,8 @@ describe('user databases from files', () => {
     return rows[0]?.indisvalid === true;
   }
 
-  async function waitFor(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) {
-        throw new Error('condition not met in time');
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+    await until(condition, (holds) => holds, 30_000);
   }
 
   const databasesOf = (company: TestCompany): Promise<number> =>

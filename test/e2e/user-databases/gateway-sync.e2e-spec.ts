@@ -1,23 +1,12 @@
 import { connectedInstance } from '../../support/campaigns';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { startTestApp, TestApp, TestCompany } from '../../support/test-app';
+import { startTestApp, TestCompany } from '../../support/test-app';
 import { columnShapes, contactsDatabase } from '../../support/user-databases';
 
 describe('gateway sync', () => {
-  let t: TestApp;
-  const fake = new FakeEvolutionApi();
-
-  beforeAll(async () => {
-    await fake.start();
-    t = await startTestApp();
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.stop();
-    await closeDb();
-  });
+  const { t, fake } = useE2eFixture();
 
   /** A saved configuration for a connected instance whose contacts, groups and chats are the fixtures below. */
   async function configuredInstance(

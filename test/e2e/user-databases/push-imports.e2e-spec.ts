@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { closeDb, countRows, db } from '../../support/db';
+import { countRows, db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import {
   ADMIN_HEADER,
@@ -8,11 +9,10 @@ import {
   TestCompany,
   testDatabaseUrl,
 } from '../../support/test-app';
-import { startWorkerProcess, SHARED_ENCRYPTION_KEY } from '../../support/worker-process';
+import { sleep, until } from '../../support/waiting';
+import { SHARED_ENCRYPTION_KEY, startWorkerProcess } from '../../support/worker-process';
 import { columnShapes, contactsDatabase } from '../../support/user-databases';
 import { LARGE_DATABASE_ROWS } from '../../../src/modules/user-databases/application/ports/record-indexes.repository';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function contacts(count: number, start = 0): Array<{ phoneNumber: string; name: string }> {
   return Array.from({ length: count }, (_v, i) => ({
@@ -24,33 +24,21 @@ function contacts(count: number, start = 0): Array<{ phoneNumber: string; name: 
 async function waitForJob(
   company: TestCompany,
   jobId: number,
-  until: (job: any) => boolean,
+  reached: (job: any) => boolean,
   timeoutMs = 60_000,
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    last = (await company.get(`/api/companies/${company.id}/imports/jobs/${jobId}`).expect(200))
-      .body;
-    if (until(last)) {
-      return last;
-    }
-    await sleep(100);
-  }
-  throw new Error(`job ${jobId} did not reach the expected state; last: ${JSON.stringify(last)}`);
+  return until(
+    async () =>
+      (await company.get(`/api/companies/${company.id}/imports/jobs/${jobId}`).expect(200)).body,
+    reached,
+    timeoutMs,
+    `the expected state of job ${jobId}`,
+  );
 }
 
 describe('push imports', () => {
-  let t: TestApp;
-
   // No import worker in this app: each test starts the workers it means to run.
-  beforeAll(async () => {
-    t = await startTestApp({ ROLE: 'api' });
-  });
-  afterAll(async () => {
-    await t.close();
-    await closeDb();
-  });
+  const { t } = useE2eFixture({ role: 'api' });
 
   const importsOf = (company: TestCompany) => `/api/companies/${company.id}/imports`;
 
@@ -252,6 +240,7 @@ describe('push imports', () => {
       expect(first).toMatchObject({ state: 'PENDING', attempts: 0 });
       expect(first.notBefore.getTime()).toBeGreaterThan(Date.now() + 2_000);
 
+      // A real span: the second import comes more than a second later, and so does the index.
       await sleep(1_100);
       await company
         .post(`${importsOf(company)}/contacts`, {
@@ -265,10 +254,7 @@ describe('push imports', () => {
 
       const worker = await startWorkerProcess();
       try {
-        const deadline = Date.now() + 60_000;
-        while ((await request()).state !== 'READY' && Date.now() < deadline) {
-          await sleep(200);
-        }
+        await until(request, (index) => index.state === 'READY', 60_000);
         expect(await request()).toMatchObject({ state: 'READY' });
       } finally {
         await worker.stop();
@@ -347,13 +333,8 @@ describe('push imports', () => {
   });
 
   describe('asynchronous', () => {
-    let worker: TestApp;
-    beforeAll(async () => {
-      worker = await startTestApp({ ROLE: 'worker' });
-    });
-    afterAll(async () => {
-      await worker.close();
-    });
+    // A worker app beside the API: it runs the import jobs.
+    useE2eFixture({ env: { ROLE: 'worker' } });
 
     it('answers 202 with a PENDING job that a worker completes', async () => {
       const company = await TestCompany.register(t.http);
@@ -454,6 +435,7 @@ describe('push imports', () => {
           `UPDATE contact_import_jobs SET locked_until = now() - interval '1 minute' WHERE id = $1`,
           [jobId],
         );
+        // A real span: the workers look again and again, and the live holder keeps its job.
         await sleep(3_000);
         const held = (
           await db().query(
@@ -500,14 +482,13 @@ describe('push imports', () => {
           .post(`${importsOf(company)}/contacts?async=true`, { contacts: contacts(100_000) })
           .expect(202);
         const jobId = accepted.body.jobId as number;
-        const deadline = Date.now() + 60_000;
-        let status = 'PENDING';
-        while (status === 'PENDING' && Date.now() < deadline) {
-          status = (
-            await db().query(`SELECT status FROM contact_import_jobs WHERE id = $1`, [jobId])
-          ).rows[0].status;
-          await sleep(10);
-        }
+        const status = await until(
+          async () =>
+            (await db().query(`SELECT status FROM contact_import_jobs WHERE id = $1`, [jobId]))
+              .rows[0].status,
+          (current) => current !== 'PENDING',
+          60_000,
+        );
         expect(status).toBe('RUNNING');
         const claimed = await db().query(
           `SELECT locked_by FROM contact_import_jobs WHERE id = $1`,

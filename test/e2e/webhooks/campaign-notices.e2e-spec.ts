@@ -1,7 +1,8 @@
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { TestCompany } from '../../support/test-app';
-import { useDedicatedWebhookApp, WebhookReceiver } from '../../support/webhook-receiver';
+import { until } from '../../support/waiting';
+import { WebhookReceiver } from '../../support/webhook-receiver';
 
 const ENCRYPTION_KEY = 'campaign-notices-e2e-encryption-key';
 
@@ -11,36 +12,21 @@ const ENCRYPTION_KEY = 'campaign-notices-e2e-encryption-key';
  * observes it. On a database of its own (its engine must not take other files' campaigns).
  */
 describe('campaign incidents: notices and webhook events', () => {
-  const fake = new FakeEvolutionApi();
   const receiver = new WebhookReceiver();
-  const app = useDedicatedWebhookApp('campaign_notices', { ENCRYPTION_KEY }, fake, receiver);
+  const { t, fake, pool } = useE2eFixture({
+    database: 'campaign_notices',
+    env: { ENCRYPTION_KEY },
+    servers: [receiver],
+  });
 
   async function notices(
     companyId: number,
   ): Promise<Array<{ reason: string; dedup_key: string; phone_number: string; status: string }>> {
-    const { rows } = await app.pool.query(
+    const { rows } = await pool.query(
       `SELECT reason, dedup_key, phone_number, status FROM notices WHERE company_id = $1 ORDER BY id`,
       [companyId],
     );
     return rows;
-  }
-
-  async function until<T>(
-    read: () => Promise<T>,
-    ok: (value: T) => boolean,
-    what: string,
-  ): Promise<T> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const value = await read();
-      if (ok(value)) {
-        return value;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   }
 
   /** Send attempts the engine made for campaign contacts on this instance (notices excluded). */
@@ -61,7 +47,7 @@ describe('campaign incidents: notices and webhook events', () => {
   }
 
   it('a campaign that fails gives one campaign.failed event and one notice, sent once', async () => {
-    const company = await TestCompany.register(app.t.http);
+    const company = await TestCompany.register(t.http);
     const path = `/failed/${company.id}`;
     await subscribe(company, path);
     const gw = connectedInstance(fake);
@@ -86,6 +72,7 @@ describe('campaign incidents: notices and webhook events', () => {
     const sent = await until(
       () => notices(company.id),
       (rows) => rows.some((r) => r.status === 'SENT'),
+      20_000,
       'the failure notice to be sent',
     );
     expect(sent).toEqual([
@@ -132,7 +119,7 @@ describe('campaign incidents: notices and webhook events', () => {
   });
 
   it('an instance that disconnects gives one notice per incident, however often the engine sees it', async () => {
-    const company = await TestCompany.register(app.t.http);
+    const company = await TestCompany.register(t.http);
     const path = `/disconnect/${company.id}`;
     await subscribe(company, path);
     const gw = connectedInstance(fake);
@@ -172,7 +159,7 @@ describe('campaign incidents: notices and webhook events', () => {
     expect(new Set(secondIncident.map((n) => n.dedup_key)).size).toBe(2);
 
     // Disconnected for more than 10 minutes: the campaign fails, with one notice and one event.
-    await app.pool.query(
+    await pool.query(
       `UPDATE campaigns SET disconnected_since = now() - interval '11 minutes', next_send_at = now() WHERE id = $1`,
       [c.id],
     );
@@ -204,20 +191,19 @@ describe('campaign incidents: notices and webhook events', () => {
   ): Promise<void> {
     await until(
       async () =>
-        (
-          await app.pool.query(`SELECT disconnected_since FROM campaigns WHERE id = $1`, [
-            campaignId,
-          ])
-        ).rows[0].disconnected_since as Date | null,
+        (await pool.query(`SELECT disconnected_since FROM campaigns WHERE id = $1`, [campaignId]))
+          .rows[0].disconnected_since as Date | null,
       (since) => since !== null,
+      20_000,
       'the disconnection to be recorded',
     );
     for (let i = 1; i < times; i += 1) {
       const attempts = contactSendAttempts(instance, noticePhone);
-      await app.pool.query(`UPDATE campaigns SET next_send_at = now() WHERE id = $1`, [campaignId]);
+      await pool.query(`UPDATE campaigns SET next_send_at = now() WHERE id = $1`, [campaignId]);
       await until(
         () => Promise.resolve(contactSendAttempts(instance, noticePhone)),
         (n) => n > attempts,
+        20_000,
         'another send attempt on the closed instance',
       );
     }

@@ -1,12 +1,9 @@
 import { createServer } from 'node:net';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { TestCompany } from '../../support/test-app';
-import {
-  ReceivedWebhook,
-  useDedicatedWebhookApp,
-  WebhookReceiver,
-} from '../../support/webhook-receiver';
+import { until } from '../../support/waiting';
+import { ReceivedWebhook, WebhookReceiver } from '../../support/webhook-receiver';
 
 const ENCRYPTION_KEY = 'webhook-delivery-e2e-encryption-key';
 /** Four attempts: the first, then retries 300, 600 and 900 ms after each failure. */
@@ -32,18 +29,16 @@ interface Delivery {
  * On a database of its own, so no other file's worker delivers (or steals) these events.
  */
 describe('webhook delivery', () => {
-  const fake = new FakeEvolutionApi();
   const receiver = new WebhookReceiver();
-  const app = useDedicatedWebhookApp(
-    'webhooks_delivery',
-    {
+  const { t, fake, pool } = useE2eFixture({
+    database: 'webhooks_delivery',
+    env: {
       ENCRYPTION_KEY,
       WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS,
       WEBHOOK_TIMEOUT_MS: '2000',
     },
-    fake,
-    receiver,
-  );
+    servers: [receiver],
+  });
 
   async function webhookFor(
     company: TestCompany,
@@ -71,7 +66,7 @@ describe('webhook delivery', () => {
   async function outboxOf(
     campaignId: number,
   ): Promise<Array<{ id: string; event_type: string; payload: any }>> {
-    const { rows } = await app.pool.query(
+    const { rows } = await pool.query(
       `SELECT id::text AS id, event_type, payload FROM outbox_events WHERE campaign_id = $1 ORDER BY outbox_events.id`,
       [campaignId],
     );
@@ -94,17 +89,12 @@ describe('webhook delivery', () => {
     company: TestCompany,
     campaignId: number,
   ): Promise<Delivery[]> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const log = await deliveriesOf(company, campaignId);
-      if (log.every((d) => d.status === 'DELIVERED' || d.status === 'FAILED')) {
-        return log;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`deliveries still unfinished: ${JSON.stringify(log)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    return until(
+      () => deliveriesOf(company, campaignId),
+      (log) => log.every((d) => d.status === 'DELIVERED' || d.status === 'FAILED'),
+      20_000,
+      'finished deliveries',
+    );
   }
 
   async function attemptsOf(
@@ -124,7 +114,7 @@ describe('webhook delivery', () => {
   }
 
   it('delivers the events of a real campaign, signed, in order, with the payloads of docs/API-RULES.md §9', async () => {
-    const company = await TestCompany.register(app.t.http);
+    const company = await TestCompany.register(t.http);
     const hook = await webhookFor(company);
     const campaignId = await runCampaign(company, { contacts: phones(4, 100) });
     await receiver.waitFor(() => receiver.unique(hook.path).length >= 12, 20_000, '12 events');
@@ -219,7 +209,7 @@ describe('webhook delivery', () => {
   });
 
   it('sends only the subscribed events, and none while the webhook is switched off', async () => {
-    const company = await TestCompany.register(app.t.http);
+    const company = await TestCompany.register(t.http);
     const hook = await webhookFor(company, { events: ['campaign.completed'] });
     const first = await runCampaign(company, { contacts: phones(2, 200) });
     await receiver.waitFor(() => receiver.unique(hook.path).length >= 1, 20_000, 'completed');
@@ -242,7 +232,7 @@ describe('webhook delivery', () => {
   });
 
   it('retries a failed attempt, logging each one, and holds the campaign’s later events until it succeeds', async () => {
-    const company = await TestCompany.register(app.t.http);
+    const company = await TestCompany.register(t.http);
     const hook = await webhookFor(company);
     receiver.failNext(2, 500);
     const campaignId = await runCampaign(company, { contacts: phones(2, 300) });
@@ -282,7 +272,7 @@ describe('webhook delivery', () => {
   });
 
   it('gives up after the last scheduled attempt (FAILED), then delivers the campaign’s next event', async () => {
-    const company = await TestCompany.register(app.t.http);
+    const company = await TestCompany.register(t.http);
     const hook = await webhookFor(company, { events: ['campaign.started', 'campaign.completed'] });
     receiver.failNext(4, 503);
     const campaignId = await runCampaign(company, { contacts: phones(1, 400) });
@@ -312,7 +302,7 @@ describe('webhook delivery', () => {
   });
 
   it('logs a receiver that does not answer as an error without status code, then FAILED', async () => {
-    const company = await TestCompany.register(app.t.http);
+    const company = await TestCompany.register(t.http);
     const closedPort = await unusedPort();
     await company
       .put(`/api/companies/${company.id}/webhook`, {
@@ -335,7 +325,7 @@ describe('webhook delivery', () => {
   });
 
   it('signs with the new and the previous secret after a rotation', async () => {
-    const company = await TestCompany.register(app.t.http);
+    const company = await TestCompany.register(t.http);
     const hook = await webhookFor(company, { events: ['campaign.completed'] });
     const rotated = await company
       .post(`/api/companies/${company.id}/webhook/rotate-secret`)

@@ -1,13 +1,8 @@
-import { Logger } from '@nestjs/common';
-import { Pool } from 'pg';
-import { sqlPool } from '../../support/db';
 import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
-import { FakeEvolutionApi } from '../../support/fake-evolution-api';
-import { TestApp, TestCompany } from '../../support/test-app';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
 import { WebhookReceiver } from '../../support/webhook-receiver';
-import { startWorkerProcess, WorkerProcess } from '../../support/worker-process';
-import { startAppOn } from '../foundation/helpers/app-on-database';
-import { createDedicatedDatabase } from '../foundation/helpers/databases';
 
 const ENCRYPTION_KEY = 'webhook-restart-e2e-encryption-key';
 
@@ -16,39 +11,13 @@ const ENCRYPTION_KEY = 'webhook-restart-e2e-encryption-key';
  * by real service processes (src/main.ts, ROLE=worker) that are killed with SIGKILL mid-work.
  */
 describe('webhook delivery across a kill -9', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let t: TestApp;
-  let pool: Pool;
-  const fake = new FakeEvolutionApi();
   const receiver = new WebhookReceiver();
-  const workers: WorkerProcess[] = [];
-
-  beforeAll(async () => {
-    Logger.overrideLogger(false);
-    database = await createDedicatedDatabase('webhooks_restart');
-    await Promise.all([fake.start(), receiver.start()]);
-    t = await startAppOn(database.url, { ENCRYPTION_KEY, ROLE: 'api' });
-    pool = sqlPool(database.url, 2);
+  const { t, fake, pool, startWorker } = useE2eFixture({
+    database: 'webhooks_restart',
+    role: 'api',
+    env: { ENCRYPTION_KEY },
+    servers: [receiver],
   });
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
-  });
-  afterAll(async () => {
-    await t.close();
-    await pool.end();
-    await Promise.all([fake.stop(), receiver.stop()]);
-    await database.drop();
-  });
-
-  async function worker(env: Record<string, string>): Promise<WorkerProcess> {
-    const started = await startWorkerProcess({
-      DATABASE_URL: database.url,
-      ENCRYPTION_KEY,
-      ...env,
-    });
-    workers.push(started);
-    return started;
-  }
 
   async function setUp(): Promise<{ company: TestCompany; path: string }> {
     const company = await TestCompany.register(t.http);
@@ -89,17 +58,12 @@ describe('webhook delivery across a kill -9', () => {
   async function finishedDeliveryRows(
     campaignId: number,
   ): Promise<Array<{ id: string; event_type: string; status: string; attempts: number }>> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const rows = await deliveryRows(campaignId);
-      if (rows.every((d) => d.status === 'DELIVERED' || d.status === 'FAILED')) {
-        return rows;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`deliveries still unfinished: ${JSON.stringify(rows)}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    return until(
+      () => deliveryRows(campaignId),
+      (rows) => rows.every((d) => d.status === 'DELIVERED' || d.status === 'FAILED'),
+      20_000,
+      'finished deliveries',
+    );
   }
 
   async function attempts(
@@ -115,7 +79,7 @@ describe('webhook delivery across a kill -9', () => {
   it('loses nothing when the worker dies while a delivery waits for its retry', async () => {
     const { company, path } = await setUp();
     const env = { WEBHOOK_RETRY_SCHEDULE_MS: '6000,6000', WEBHOOK_TIMEOUT_MS: '2000' };
-    const first = await worker(env);
+    const first = await startWorker(env);
     receiver.failNext(1, 500);
     const campaignId = await startCampaign(company, 100);
     await waitForCampaign(company, campaignId, (c) => c.status === 'COMPLETED');
@@ -135,7 +99,7 @@ describe('webhook delivery across a kill -9', () => {
     expect(before.slice(1).every((d) => d.status === 'PENDING' && d.attempts === 0)).toBe(true);
     expect(receiver.accepted(path)).toHaveLength(0);
 
-    await worker(env);
+    await startWorker(env);
     await receiver.waitFor(() => receiver.unique(path).length >= 12, 30_000, 'all 12 events');
     expect(receiver.unique(path).map((r) => r.id)).toEqual(ids);
     expect(receiver.forPath(path).map((r) => [r.id, r.answered])).toEqual([
@@ -156,7 +120,10 @@ describe('webhook delivery across a kill -9', () => {
   it('sends an attempt cut short by the kill again, under the same webhook-id, after its lease', async () => {
     const { company, path } = await setUp();
     // Lease = timeout + 5 s: the new worker takes the delivery over 11 s after the claim.
-    const first = await worker({ WEBHOOK_RETRY_SCHEDULE_MS: '1000', WEBHOOK_TIMEOUT_MS: '6000' });
+    const first = await startWorker({
+      WEBHOOK_RETRY_SCHEDULE_MS: '1000',
+      WEBHOOK_TIMEOUT_MS: '6000',
+    });
     receiver.holdNext(1);
     const campaignId = await startCampaign(company, 200);
     await waitForCampaign(company, campaignId, (c) => c.status === 'COMPLETED');
@@ -167,7 +134,7 @@ describe('webhook delivery across a kill -9', () => {
     const before = await deliveryRows(campaignId);
     expect(before[0]).toMatchObject({ status: 'SENDING', attempts: 1 });
 
-    await worker({ WEBHOOK_RETRY_SCHEDULE_MS: '1000', WEBHOOK_TIMEOUT_MS: '6000' });
+    await startWorker({ WEBHOOK_RETRY_SCHEDULE_MS: '1000', WEBHOOK_TIMEOUT_MS: '6000' });
     await receiver.waitFor(() => receiver.unique(path).length >= 12, 40_000, 'all 12 events');
     const requests = receiver.forPath(path);
     // The held attempt never got an answer; the same event came again, with the same id and body.

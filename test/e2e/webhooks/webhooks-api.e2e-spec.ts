@@ -1,9 +1,6 @@
-import { Pool } from 'pg';
-import { sqlPool } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
-import { TestApp, TestCompany } from '../../support/test-app';
-import { startAppOn } from '../foundation/helpers/app-on-database';
-import { createDedicatedDatabase } from '../foundation/helpers/databases';
+import { startAppOn, TestCompany } from '../../support/test-app';
 
 const ALL_EVENTS = [
   'campaign.started',
@@ -23,20 +20,7 @@ const HOOK_URL = 'https://203.0.113.10/campanhas?token=abc';
  * sees these webhooks (and the other way round).
  */
 describe('webhook configuration', () => {
-  let database: { url: string; drop(): Promise<void> };
-  let t: TestApp;
-  let pool: Pool;
-
-  beforeAll(async () => {
-    database = await createDedicatedDatabase('webhooks_api');
-    t = await startAppOn(database.url, { ENCRYPTION_KEY });
-    pool = sqlPool(database.url, 2);
-  });
-  afterAll(async () => {
-    await t.close();
-    await pool.end();
-    await database.drop();
-  });
+  const { t, pool } = useE2eFixture({ database: 'webhooks_api', env: { ENCRYPTION_KEY } });
 
   const path = (company: TestCompany, rest = ''): string =>
     `/api/companies/${company.id}/webhook${rest}`;
@@ -286,7 +270,7 @@ describe('webhook configuration', () => {
   });
 
   it('refuses loopback and private targets with OUTBOUND_DENY_PRIVATE=true', async () => {
-    const denying = await startAppOn(database.url, {
+    const denying = await startAppOn(t.databaseUrl, {
       ENCRYPTION_KEY,
       OUTBOUND_DENY_PRIVATE: 'true',
       ROLE: 'api',

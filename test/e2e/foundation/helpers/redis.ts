@@ -40,6 +40,7 @@ async function startRedisServer(): Promise<{ url: string; client: Redis; server:
   const url = `redis://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
+    // Polls every 100 ms (the deadline bounds the wait) unless the spawn fails first.
     const failed = await Promise.race([
       spawnError,
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 100)),

@@ -118,6 +118,7 @@ export async function waitUntilHealthy(
     if (response?.status === 200) {
       return;
     }
+    // The polling interval; the deadline bounds the wait.
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await service.stop('SIGKILL').catch(() => undefined);
