@@ -4,7 +4,7 @@ import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { ADMIN_HEADER, ADMIN_PASSWORD, TestCompany } from '../../support/test-app';
 
-/** The system defaults startTestApp runs with (see test/support/test-app.ts and the README's configuration table). */
+/** The system defaults startTestApp runs with (see test/support/test-app.ts and docs/OPERATIONS.md, "Configuration"). */
 const SYSTEM = {
   rateLimitPerMinute: 100000,
   rateLimitPerHour: 1000000,

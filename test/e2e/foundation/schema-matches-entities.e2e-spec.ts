@@ -8,7 +8,7 @@ import { createDedicatedDatabase } from './helpers/databases';
 /**
  * `npm run migration:generate` writes what TypeORM's schema builder finds between the entities
  * and the database. On a migrated database that must be nothing, or a developer following the
- * README would generate a migration that drops constraints, indexes and columns.
+ * docs/CONTRIBUTING.md ("Add a migration") would generate a migration that drops constraints, indexes and columns.
  *
  * A database of its own, freshly migrated: the run's database may hold a probe table another
  * file creates for a moment (gateway-configs), which the table check would see.
