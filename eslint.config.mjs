@@ -53,6 +53,15 @@ export default tseslint.config(
     },
   },
   {
+    // A file a reader can hold in mind, and functions of one screen (docs/CONTRIBUTING.md).
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.spec.ts', 'src/database/migrations/**'],
+    rules: {
+      'max-lines': ['error', { max: 399 }],
+      'max-lines-per-function': ['error', { max: 60 }],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
