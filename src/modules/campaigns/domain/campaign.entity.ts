@@ -12,14 +12,11 @@ import {
 } from './campaign.errors';
 import type { SendingWindow } from '../../../common/time/sending-window';
 import { SqlOwnedColumn } from '../../../common/persistence/sql-owned-column';
+import type { PollDefinition } from '../../../common/messaging/poll';
 
 export type CampaignMediaType = 'image' | 'video' | 'audio' | 'document';
 
-export interface PollDefinition {
-  name: string;
-  options: string[];
-  selectableCount: number;
-}
+export type { PollDefinition };
 
 /** What a campaign sends: its type and the parts of its message. */
 export interface CampaignContent {
