@@ -20,6 +20,17 @@ import { TypeOrmUnitOfWork } from '../database/transactions';
  * the secret box, the metrics registry, the unit of work that opens transactions, and the retention jobs that run the policies the
  * modules declare.
  */
+/** The services CoreModule both provides and exports, as they are (no factory, no alias). */
+const SHARED_SERVICES = [
+  HealthRegistry,
+  IdempotencyRepository,
+  OutboundTargetGuard,
+  OutboundHttpClient,
+  SecretBox,
+  RetentionPolicies,
+  Metrics,
+];
+
 @Global()
 @Module({})
 export class CoreModule {
@@ -29,30 +40,13 @@ export class CoreModule {
       providers: [
         { provide: AppConfig, useValue: config },
         { provide: Clock, useClass: SystemClock },
-        HealthRegistry,
-        IdempotencyRepository,
-        OutboundTargetGuard,
-        OutboundHttpClient,
-        SecretBox,
-        RetentionPolicies,
+        { provide: UnitOfWork, useClass: TypeOrmUnitOfWork },
+        ...SHARED_SERVICES,
         RetentionJobs,
         idempotencyKeysRetention,
-        Metrics,
         DatabasePoolMetrics,
-        { provide: UnitOfWork, useClass: TypeOrmUnitOfWork },
       ],
-      exports: [
-        AppConfig,
-        Clock,
-        HealthRegistry,
-        IdempotencyRepository,
-        OutboundTargetGuard,
-        OutboundHttpClient,
-        SecretBox,
-        RetentionPolicies,
-        Metrics,
-        UnitOfWork,
-      ],
+      exports: [AppConfig, Clock, UnitOfWork, ...SHARED_SERVICES],
     };
   }
 }

@@ -49,6 +49,20 @@ export async function execute(
   await queryable(runner).query(sql, params);
 }
 
+/**
+ * The `ms` of a query's one row, a span in milliseconds as a number (PostgreSQL's numeric
+ * arrives as text); null when the row or its value is missing (nothing waits).
+ */
+export async function queryMilliseconds(
+  runner: Transaction | EntityManager | DataSource,
+  sql: string,
+  params: unknown[] = [],
+): Promise<number | null> {
+  const rows = await queryRows<{ ms: number | string | null }>(runner, sql, params);
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? null : Number(ms);
+}
+
 function queryable(runner: Transaction | EntityManager | DataSource): EntityManager | DataSource {
   return 'query' in runner ? runner : managerOf(runner);
 }

@@ -66,12 +66,12 @@ export class Metrics implements OnApplicationShutdown {
     registers: [this.registry],
   });
 
-  private readonly messages = new Counter({
-    name: `${METRIC_PREFIX}messages_total`,
-    help: 'Campaign contacts that reached an outcome (sent, failed; uncertain when the outcome is unknown, settled later as sent or failed), by reason class',
-    labelNames: ['outcome', 'reason'] as const,
-    registers: [this.registry],
-  });
+  private readonly messages = this.counter(
+    'messages_total',
+    'Campaign contacts that reached an outcome (sent, failed; uncertain when the outcome is unknown, settled later as sent or failed), by reason class',
+    'outcome',
+    'reason',
+  );
 
   private readonly dispatchLag = new Histogram({
     name: `${METRIC_PREFIX}dispatch_lag_seconds`,
@@ -80,33 +80,29 @@ export class Metrics implements OnApplicationShutdown {
     registers: [this.registry],
   });
 
-  private readonly webhookDeliveries = new Counter({
-    name: `${METRIC_PREFIX}webhook_deliveries_total`,
-    help: 'Webhook delivery attempts that ended, by outcome (delivered, retry later, failed for good)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  private readonly webhookDeliveries = this.counter(
+    'webhook_deliveries_total',
+    'Webhook delivery attempts that ended, by outcome (delivered, retry later, failed for good)',
+    'outcome',
+  );
 
-  private readonly gatewayEventsRefused = new Counter({
-    name: `${METRIC_PREFIX}gateway_events_refused_total`,
-    help: 'Events posted to /api/gateway-events that were refused, by reason (secret, rate_limited, invalid, instance, apikey)',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
+  private readonly gatewayEventsRefused = this.counter(
+    'gateway_events_refused_total',
+    'Events posted to /api/gateway-events that were refused, by reason (secret, rate_limited, invalid, instance, apikey)',
+    'reason',
+  );
 
-  private readonly gatewayEventsSetAside = new Counter({
-    name: `${METRIC_PREFIX}gateway_events_set_aside_total`,
-    help: 'Gateway events that failed on their own when applied, set aside with their reason (gateway_events.failed_at) instead of blocking the others, by event',
-    labelNames: ['event'] as const,
-    registers: [this.registry],
-  });
+  private readonly gatewayEventsSetAside = this.counter(
+    'gateway_events_set_aside_total',
+    'Gateway events that failed on their own when applied, set aside with their reason (gateway_events.failed_at) instead of blocking the others, by event',
+    'event',
+  );
 
-  private readonly importedRows = new Counter({
-    name: `${METRIC_PREFIX}imported_rows_total`,
-    help: 'Rows written into user databases by imports, by kind (file, push, push_async, gateway_sync)',
-    labelNames: ['kind'] as const,
-    registers: [this.registry],
-  });
+  private readonly importedRows = this.counter(
+    'imported_rows_total',
+    'Rows written into user databases by imports, by kind (file, push, push_async, gateway_sync)',
+    'kind',
+  );
 
   private readonly campaignsInFlight: Gauge = new Gauge({
     name: `${METRIC_PREFIX}campaigns_in_flight`,
@@ -234,6 +230,16 @@ export class Metrics implements OnApplicationShutdown {
     this.queueProbes.clear();
     this.readCampaignsInFlight = () => 0;
     this.readPool = () => null;
+  }
+
+  /** A counter in this registry, named with the service prefix. */
+  private counter<L extends string>(name: string, help: string, ...labelNames: L[]): Counter<L> {
+    return new Counter({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      labelNames,
+      registers: [this.registry],
+    });
   }
 
   private async queueDepths(): Promise<Array<[WorkQueue, number]>> {

@@ -1,14 +1,22 @@
 import { WorkLoop } from './work-loop';
 
+// Real time spans: the loop's own timers (idle sleep, error back-off) are what is tested.
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts the loop, lets it run for `ms`, and stops it. */
+async function runFor(loop: WorkLoop, ms: number): Promise<void> {
+  loop.start();
+  await sleep(ms);
+  await loop.stop();
+}
+
 describe('WorkLoop', () => {
   it('runs again at once while the step reports work, and sleeps when it reports none', async () => {
     let calls = 0;
     const loop = new WorkLoop('test', () => Promise.resolve(++calls < 5 ? 0 : null), {
       idleMs: 60_000,
     });
-    loop.start();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await loop.stop();
+    await runFor(loop, 200);
     expect(calls).toBe(5);
   });
 
@@ -23,14 +31,12 @@ describe('WorkLoop', () => {
           // New work is announced while this step is still busy.
           loop?.wake();
         }
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
         return null;
       },
       { idleMs: 60_000 },
     );
-    loop.start();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await loop.stop();
+    await runFor(loop, 200);
     expect(calls).toBe(2);
   });
 
@@ -40,9 +46,9 @@ describe('WorkLoop', () => {
       idleMs: 60_000,
     });
     loop.start();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     loop.wake();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     await loop.stop();
     expect(calls).toBe(2);
   });
@@ -57,9 +63,7 @@ describe('WorkLoop', () => {
       },
       { idleMs: 60_000, errorBackoffMs: 10 },
     );
-    loop.start();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await loop.stop();
+    await runFor(loop, 200);
     expect(calls).toBe(2);
   });
 });

@@ -11,6 +11,11 @@ import { DataSource } from 'typeorm';
 export const WORKER_LOCK_NAMESPACE = 0x43_41_4d_50;
 const RECONNECT_MS = 1_000;
 
+/** `host:pid:random`: tells in a lease column which process holds the row, unique per start. */
+export function newWorkerId(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
 /**
  * Proof of life that PostgreSQL itself keeps: while this process lives, one dedicated
  * connection holds a session-level advisory lock keyed by the worker's id. PostgreSQL drops it
@@ -22,7 +27,7 @@ const RECONNECT_MS = 1_000;
 @Injectable()
 export class WorkerLiveness implements OnApplicationShutdown {
   private readonly logger = new Logger(WorkerLiveness.name);
-  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly workerId = newWorkerId();
   private client: Client | undefined;
   private starting: Promise<void> | undefined;
   private locked = false;

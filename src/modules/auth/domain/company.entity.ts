@@ -3,6 +3,7 @@ import type { CompanySubscription } from './company-subscription.entity';
 import { grantsServiceAccess, RegistrationType } from './registration-type';
 import type { SendingWindow } from '../../../common/time/sending-window';
 import { AutoPauseThresholds, autoPauseOf } from '../../../common/messaging/auto-pause';
+import { Timestamped } from '../../../common/persistence/timestamped';
 
 /** Per-company overrides; null means "the system default from the environment". */
 export interface CompanyLimitOverrides {
@@ -57,7 +58,7 @@ export const DEFAULT_OPT_OUT_WORDS: readonly string[] = [
   'companies_registration_type_check',
   "registration_type IN ('admin_password', 'subscription')",
 )
-export class Company implements CompanyLimitOverrides, CompanyFeatureFlags {
+export class Company extends Timestamped implements CompanyLimitOverrides, CompanyFeatureFlags {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
   @Column({ name: 'name', type: 'varchar', length: 100 }) name!: string;
   @Column({ name: 'email', type: 'varchar', length: 100 }) email!: string;
@@ -94,8 +95,6 @@ export class Company implements CompanyLimitOverrides, CompanyFeatureFlags {
     number | null;
   @Column({ name: 'database_limit', type: 'integer', nullable: true }) databaseLimit!:
     number | null;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
-  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 
   static register(
     props: {

@@ -43,6 +43,7 @@ import {
   toAutomationRunResponse,
 } from './automation.response';
 import { AutomationsEnabledGuard } from './automations-enabled.guard';
+import { pollDefinitionOf } from '../../../common/messaging/poll';
 
 @ApiTags('Automações')
 @CompanyAuthenticated()
@@ -171,13 +172,7 @@ function messageOf(m: MessageConfigDto): AutomationMessage {
     mediaType: m.mediaType ?? null,
     fileName: m.fileName ?? null,
     caption: m.caption ?? null,
-    pollData: m.pollData
-      ? {
-          name: m.pollData.name,
-          options: m.pollData.options,
-          selectableCount: m.pollData.selectableCount,
-        }
-      : null,
+    pollData: pollDefinitionOf(m.pollData),
   };
 }
 

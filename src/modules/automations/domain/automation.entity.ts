@@ -2,6 +2,7 @@ import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from
 import { AutomationSchedule, nextRunAfter, ScheduleType } from './automation-schedule';
 import type { AutomationFilter, AutomationMessage, DedupStrategy } from './automation-rules';
 import { SqlOwnedColumn } from '../../../common/persistence/sql-owned-column';
+import { Timestamped } from '../../../common/persistence/timestamped';
 
 export interface AutomationSettings {
   name: string;
@@ -49,7 +50,7 @@ export type AutomationChanges = Partial<
   'automations_interval_check',
   'interval_min_seconds >= 0 AND interval_min_seconds <= interval_max_seconds',
 )
-export class Automation implements AutomationSettings {
+export class Automation extends Timestamped implements AutomationSettings {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
   @Column({ name: 'company_id', type: 'integer' })
   @ForeignKey('companies', { name: 'automations_company_id_fkey', onDelete: 'CASCADE' })
@@ -77,8 +78,6 @@ export class Automation implements AutomationSettings {
   /** The scheduler's claim on a due run: only its SQL writes it, so saves never touch it. */
   @SqlOwnedColumn('locked_until', 'timestamptz')
   readonly lockedUntil?: Date | null;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
-  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 
   static create(companyId: number, settings: AutomationSettings, now: Date): Automation {
     const automation = new Automation();

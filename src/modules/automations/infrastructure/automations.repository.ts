@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
-import { queryRows } from '../../../database/query-rows';
+import { queryMilliseconds, queryRows } from '../../../database/query-rows';
 import { managerOf } from '../../../database/transactions';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
 import type { AutomationRunRow } from '../domain/automation-run';
@@ -85,10 +85,10 @@ export class AutomationsRepository extends TenantRepository<Automation> {
 
   /** Milliseconds until the earliest active automation is due (negative when overdue); null when none. */
   async msUntilNextDue(): Promise<number | null> {
-    const rows: Array<{ ms: number | null }> = await this.repository.query(
+    return queryMilliseconds(
+      this.repository.manager,
       `SELECT extract(epoch FROM min(next_run_at) - now()) * 1000 AS ms FROM automations WHERE is_active`,
     );
-    return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
   }
 
   /** Whether an active automation of the company sends through this gateway configuration. */

@@ -29,6 +29,7 @@ import {
 import { CampaignMediaCheck } from './campaign-media.check';
 import { ContactVariablesProvider } from './contact-variables.provider';
 import { DispatchWorker } from './dispatch-worker';
+import { pollDefinitionOf } from '../../../common/messaging/poll';
 
 export interface CreateCampaignCommand extends CampaignInput {
   name: string;
@@ -274,13 +275,7 @@ function newCampaignOf(
     mediaType: checked.mediaType,
     fileName: command.fileName ?? null,
     caption: command.caption ?? null,
-    pollData: command.pollData
-      ? {
-          name: command.pollData.name,
-          options: command.pollData.options,
-          selectableCount: command.pollData.selectableCount,
-        }
-      : null,
+    pollData: pollDefinitionOf(command.pollData),
     gateway,
     databaseConfigId: command.databaseConfigId ?? null,
     minInterval: checked.minInterval,

@@ -12,14 +12,12 @@ import {
 } from './campaign.errors';
 import type { SendingWindow } from '../../../common/time/sending-window';
 import { SqlOwnedColumn } from '../../../common/persistence/sql-owned-column';
+import type { PollDefinition } from '../../../common/messaging/poll';
+import { Timestamped } from '../../../common/persistence/timestamped';
 
 export type CampaignMediaType = 'image' | 'video' | 'audio' | 'document';
 
-export interface PollDefinition {
-  name: string;
-  options: string[];
-  selectableCount: number;
-}
+export type { PollDefinition };
 
 /** What a campaign sends: its type and the parts of its message. */
 export interface CampaignContent {
@@ -79,7 +77,7 @@ const RETRY_WINDOW_MS = RETRY_WINDOW_DAYS * 24 * 60 * 60 * 1000;
   'campaigns_long_pause_check',
   'long_pause_every > 0 AND long_pause_min >= 0 AND long_pause_min <= long_pause_max',
 )
-export class Campaign {
+export class Campaign extends Timestamped {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
   @Column({ name: 'company_id', type: 'integer' })
   @ForeignKey('companies', { name: 'campaigns_company_id_fkey', onDelete: 'CASCADE' })
@@ -175,8 +173,6 @@ export class Campaign {
   /** Set when the campaign carries one run of an automation; such campaigns stay out of the campaign API. */
   @Column({ name: 'automation_run_id', type: 'bigint', nullable: true }) automationRunId!:
     string | null;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
-  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 
   /** DRAFT when isDraft, SCHEDULED when scheduledFor is given, otherwise ACTIVE at once. */
   static create(props: NewCampaign, now: Date): Campaign {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
+import { queryMilliseconds, queryRows } from '../../../database/query-rows';
 import {
   CAMPAIGN_CONTACT_LIFECYCLE,
   contactStatusesAllowing,
@@ -145,12 +145,11 @@ export class ReconciliationRepository {
   }
 
   async msUntilNextDue(): Promise<number | null> {
-    const rows = await queryRows<{ ms: number | null }>(
+    const ms = await queryMilliseconds(
       this.dataSource,
       `SELECT extract(epoch FROM min(reconcile_at) - now()) * 1000 AS ms
          FROM campaign_contacts WHERE status = 'UNCERTAIN'`,
     );
-    const ms = rows[0]?.ms;
-    return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
+    return ms === null ? null : Math.max(0, ms);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
-import { execute, queryRows } from '../../../database/query-rows';
+import { execute, queryMilliseconds, queryRows } from '../../../database/query-rows';
 import { CONNECTION_COALESCE_MS } from '../domain/connection-events';
 import {
   GatewayEventsRepository,
@@ -183,7 +183,7 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
 
   /** Connection events are due at the end of their configuration's window at the earliest. */
   async msUntilNextDue(): Promise<number | null> {
-    const rows = await queryRows<{ ms: number | null }>(
+    const ms = await queryMilliseconds(
       this.dataSource,
       `SELECT extract(epoch FROM least(
                 (SELECT min(next_attempt_at) FROM gateway_events
@@ -196,7 +196,6 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
               ) - now()) * 1000 AS ms`,
       [CONNECTION_COALESCE_MS],
     );
-    const ms = rows[0]?.ms;
-    return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
+    return ms === null ? null : Math.max(0, ms);
   }
 }

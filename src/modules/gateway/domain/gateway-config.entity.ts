@@ -1,4 +1,5 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Timestamped } from '../../../common/persistence/timestamped';
 
 export interface GatewayConfigFields {
   name: string;
@@ -37,7 +38,7 @@ export interface TrackingState {
 @Index('gateway_configs_company_id_id_idx', ['companyId', 'id'])
 @Check('gateway_configs_daily_limit_check', 'daily_limit > 0')
 @Check('gateway_configs_warmup_check', 'warmup_start_per_day > 0 AND warmup_growth_percent >= 0')
-export class GatewayConfig implements GatewayConfigFields, InstanceLimits {
+export class GatewayConfig extends Timestamped implements GatewayConfigFields, InstanceLimits {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
   @Column({ name: 'company_id', type: 'integer' })
   @ForeignKey('companies', { name: 'gateway_configs_company_id_fkey', onDelete: 'CASCADE' })
@@ -74,8 +75,6 @@ export class GatewayConfig implements GatewayConfigFields, InstanceLimits {
   instanceStateReason!: number | null;
   @Column({ name: 'instance_state_at', type: 'timestamptz', nullable: true })
   instanceStateAt!: Date | null;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
-  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 
   static create(companyId: number, fields: GatewayConfigFields, now: Date): GatewayConfig {
     const config = new GatewayConfig();

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UnitOfWork } from '../../../common/persistence/transaction';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
+import { newWorkerId } from '../../../common/work/worker-liveness';
 import { ClaimedJob, ImportJobsRepository } from '../infrastructure/import-jobs.repository';
 import { IMPORT_CHANNEL } from '../infrastructure/import-jobs.repository';
 import {
@@ -29,7 +28,7 @@ const BUSY_POLL_MS = 1_000;
 @Injectable()
 export class ImportJobWorker extends BackgroundWorker {
   private readonly logger = new Logger(ImportJobWorker.name);
-  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly workerId = newWorkerId();
 
   constructor(
     private readonly jobs: ImportJobsRepository,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
-import { execute, queryRows } from '../../../database/query-rows';
+import { execute, queryMilliseconds, queryRows } from '../../../database/query-rows';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
 import { statusLiteral } from '../../../common/state/transition-table';
 import {
@@ -164,11 +164,10 @@ export class ImportJobsRepository extends TenantRepository<ImportJob> {
   }
 
   async msUntilNextDue(): Promise<number | null> {
-    const rows = await queryRows<{ ms: number | null }>(
+    return queryMilliseconds(
       this.dataSource,
       `SELECT extract(epoch FROM min(CASE WHEN status = 'PENDING' THEN now() ELSE locked_until END) - now()) * 1000 AS ms
          FROM contact_import_jobs WHERE status IN ('PENDING', 'RUNNING')`,
     );
-    return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
   }
 }

@@ -46,12 +46,7 @@ export class LocalMediaStorage extends MediaStorage implements OnApplicationBoot
   }
 
   async put(input: MediaObjectInput): Promise<StoredMediaObject> {
-    const objectName = localFileName({
-      companyId: input.companyId,
-      at: input.at,
-      uuid: randomUUID(),
-      extension: input.extension,
-    });
+    const objectName = localFileName({ ...input, uuid: randomUUID() });
     await mkdir(this.directory, { recursive: true });
     const partial = join(this.directory, `.${objectName}${PARTIAL_SUFFIX}`);
     try {

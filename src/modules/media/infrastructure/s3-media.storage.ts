@@ -49,12 +49,7 @@ export class S3MediaStorage extends MediaStorage implements OnApplicationShutdow
   }
 
   async put(input: MediaObjectInput): Promise<StoredMediaObject> {
-    const objectName = objectStorageName({
-      companyId: input.companyId,
-      at: input.at,
-      uuid: randomUUID(),
-      extension: input.extension,
-    });
+    const objectName = objectStorageName({ ...input, uuid: randomUUID() });
     const upload = new Upload({
       client: this.client,
       params: {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { queryRows } from '../../../database/query-rows';
+import { queryMilliseconds, queryRows } from '../../../database/query-rows';
 import { DataSource } from 'typeorm';
 import { NOTICE_LIFECYCLE } from '../domain/notice-status';
 
@@ -92,10 +92,9 @@ export class NoticesRepository {
   }
 
   async msUntilNextDue(): Promise<number | null> {
-    const rows = await queryRows<{ ms: number | null }>(
+    return queryMilliseconds(
       this.dataSource,
       `SELECT extract(epoch FROM min(next_attempt_at) - now()) * 1000 AS ms FROM notices WHERE status = 'PENDING'`,
     );
-    return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
   }
 }

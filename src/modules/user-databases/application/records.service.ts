@@ -81,8 +81,7 @@ export class RecordsService {
     databaseId: number,
     values: Record<string, unknown>,
   ): Promise<{ database: UserDatabase; record: RecordRow }> {
-    const owned = await this.databases.findOwnedOrFail(companyId, databaseId);
-    owned.assertWritable();
+    await this.writableOrFail(companyId, databaseId);
     return this.unitOfWork.run(async (tx) => {
       const database = await this.databases.lockOwned(tx, companyId, databaseId);
       const stored = this.validated(database.columns, {}, values, 'create');
@@ -100,8 +99,7 @@ export class RecordsService {
     recordId: string,
     values: Record<string, unknown>,
   ): Promise<{ database: UserDatabase; record: RecordRow }> {
-    const database = await this.databases.findOwnedOrFail(companyId, databaseId);
-    database.assertWritable();
+    const database = await this.writableOrFail(companyId, databaseId);
     return this.unitOfWork.run(async (tx) => {
       const current = await this.records.findOne(databaseId, recordId, tx);
       if (!current) {
@@ -114,8 +112,7 @@ export class RecordsService {
   }
 
   async delete(companyId: number, databaseId: number, recordId: string): Promise<void> {
-    const owned = await this.databases.findOwnedOrFail(companyId, databaseId);
-    owned.assertWritable();
+    await this.writableOrFail(companyId, databaseId);
     await this.unitOfWork.run(async (tx) => {
       await this.databases.lockOwned(tx, companyId, databaseId);
       if (!(await this.records.delete(tx, databaseId, recordId))) {
@@ -123,6 +120,13 @@ export class RecordsService {
       }
       await this.databases.recordRowsAdded(tx, databaseId, -1, this.clock.now());
     });
+  }
+
+  /** The company's database, refused before any transaction when it is read-only (SYSTEM). */
+  private async writableOrFail(companyId: number, databaseId: number): Promise<UserDatabase> {
+    const database = await this.databases.findOwnedOrFail(companyId, databaseId);
+    database.assertWritable();
+    return database;
   }
 
   /** Keys must be columns; values must fit their column; the phone column cannot be left empty. */

@@ -7,6 +7,7 @@ import {
   UserDatabaseStatus,
 } from './user-database-status';
 import { StatusToggleNotAllowedError, SystemDatabaseReadOnlyError } from './user-database.errors';
+import { Timestamped } from '../../../common/persistence/timestamped';
 
 /** docs/API-RULES.md §6: what a gateway sync did (totalFetched = processed + duplicatesSkipped + filteredByPhone). */
 export interface SyncSummary {
@@ -36,7 +37,7 @@ export interface NewUserDatabase {
 @Index('user_databases_system_key', { synchronize: false })
 @Check('user_databases_origin_check', "origin IN ('UPLOAD','GATEWAY','PUSH_IMPORT','SYSTEM')")
 @Check('user_databases_status_check', "status IN ('ACTIVE','INACTIVE','PROCESSING','ERROR')")
-export class UserDatabase {
+export class UserDatabase extends Timestamped {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
   @Column({ name: 'company_id', type: 'integer' })
   @ForeignKey('companies', { name: 'user_databases_company_id_fkey', onDelete: 'CASCADE' })
@@ -55,8 +56,6 @@ export class UserDatabase {
   lastSyncedAt!: Date | null;
   @Column({ name: 'last_sync_summary', type: 'jsonb', nullable: true })
   lastSyncSummary!: SyncSummary | null;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
-  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 
   /** New databases are ACTIVE: imports fill them inside the transaction that creates them. */
   static create(props: NewUserDatabase, now: Date): UserDatabase {

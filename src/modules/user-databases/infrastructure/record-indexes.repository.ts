@@ -2,7 +2,7 @@ import { AppConfig } from '../../../config/app-config.service';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
-import { queryRows } from '../../../database/query-rows';
+import { queryMilliseconds, queryRows } from '../../../database/query-rows';
 import { statusLiteral } from '../../../common/state/transition-table';
 import { managerOf } from '../../../database/transactions';
 import { COLUMN_NAME_PATTERN, type ColumnDefinition } from '../domain/column';
@@ -297,12 +297,11 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
   }
 
   async msUntilNextDue(): Promise<number | null> {
-    const rows = await queryRows<{ ms: number | null }>(
+    return queryMilliseconds(
       this.dataSource,
       `SELECT extract(epoch FROM min(coalesce(locked_until, now())) - now()) * 1000 AS ms
          FROM user_database_indexes WHERE state IN (${WORK_STATES})`,
     );
-    return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { WebhookEvent } from './webhook-events';
+import { Timestamped } from '../../../common/persistence/timestamped';
 
 /** How long deliveries keep carrying a signature made with the previous secret after a rotation. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +15,7 @@ export interface WebhookSettings {
 @Entity({ name: 'webhooks' })
 @Index('webhooks_company_key', ['companyId'], { unique: true })
 @Check('webhooks_events_check', 'cardinality(events) > 0')
-export class Webhook implements WebhookSettings {
+export class Webhook extends Timestamped implements WebhookSettings {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
   @Column({ name: 'company_id', type: 'integer' })
   @ForeignKey('companies', { name: 'webhooks_company_id_fkey', onDelete: 'CASCADE' })
@@ -28,8 +29,6 @@ export class Webhook implements WebhookSettings {
   previousSecretEncrypted!: string | null;
   @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
   previousSecretExpiresAt!: Date | null;
-  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
-  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 
   static create(
     companyId: number,

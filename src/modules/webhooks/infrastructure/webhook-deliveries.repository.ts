@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../../../database/query-rows';
+import { queryMilliseconds, queryRows } from '../../../database/query-rows';
 import {
   AttemptOutcome,
   AttemptRow,
@@ -233,7 +233,7 @@ export class WebhookDeliveriesRepository {
    * counted: the attempt they wait for wakes the worker when it ends.
    */
   async msUntilNextDue(): Promise<number | null> {
-    const rows = await queryRows<{ ms: number | null }>(
+    const ms = await queryMilliseconds(
       this.dataSource,
       `SELECT extract(epoch FROM least(
                 (SELECT min(next_attempt_at) FROM webhook_deliveries
@@ -242,8 +242,7 @@ export class WebhookDeliveriesRepository {
                 (SELECT min(locked_until) FROM webhook_deliveries WHERE status = 'SENDING')
               ) - now()) * 1000 AS ms`,
     );
-    const ms = rows[0]?.ms;
-    return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
+    return ms === null ? null : Math.max(0, ms);
   }
 
   /** After the webhook was edited (new URL, switched on): waiting retries are due at once. */

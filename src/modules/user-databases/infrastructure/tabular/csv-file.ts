@@ -1,10 +1,10 @@
 import { parse, type CsvError } from 'csv-parse';
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { UnreadableFileError } from '../../domain/user-database.errors';
 import { isBlankRow, MAX_FILE_ROWS, MAX_ROW_CELLS, TabularFile } from './tabular-file';
+import { readFileHead } from './file-head';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** Bytes read to find the header line's delimiter. */
@@ -110,7 +110,7 @@ async function isUtf8(path: string): Promise<boolean> {
 }
 
 async function detectDelimiter(path: string, encoding: string): Promise<string> {
-  const head = await readHead(path);
+  const head = await readFileHead(path, HEAD_BYTES);
   const text = new TextDecoder(encoding).decode(stripBom(head));
   return delimiterOfFirstLine(text);
 }
@@ -137,17 +137,6 @@ export function delimiterOfFirstLine(text: string): string {
     }
   }
   return best;
-}
-
-async function readHead(path: string): Promise<Buffer> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }
 
 function stripBom(buffer: Buffer): Buffer {

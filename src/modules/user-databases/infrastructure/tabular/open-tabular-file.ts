@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { open } from 'node:fs/promises';
 import { TabularFiles } from '../../application/ports/tabular-files';
 import { UnreadableFileError } from '../../domain/user-database.errors';
 import { openCsvFile } from './csv-file';
 import type { TabularFile } from './tabular-file';
 import { openXlsxFile } from './xlsx-file';
+import { readFileHead } from './file-head';
 
 const ZIP = Buffer.from('PK\u0003\u0004', 'latin1');
 const OLE2 = Buffer.from([0xd0, 0xcf, 0x11, 0xe0]);
@@ -16,7 +16,7 @@ const SNIFF_BYTES = 8192;
  * refused too, instead of being read as a one-column CSV.
  */
 export async function openTabularFile(path: string, declaredName = ''): Promise<TabularFile> {
-  const head = await readHead(path);
+  const head = await readFileHead(path, SNIFF_BYTES);
   if (head.length === 0) {
     throw new UnreadableFileError('O arquivo está vazio');
   }
@@ -35,17 +35,6 @@ export async function openTabularFile(path: string, declaredName = ''): Promise<
     throw new UnreadableFileError('O arquivo não é um CSV nem um XLSX');
   }
   return openCsvFile(path);
-}
-
-async function readHead(path: string): Promise<Buffer> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }
 
 @Injectable()
