@@ -1,4 +1,7 @@
-/** Two projects: unit specs beside the code, end-to-end specs over HTTP against real PostgreSQL. */
+/**
+ * Three projects: unit specs beside the code; medium specs of one component against real
+ * PostgreSQL (test/medium); end-to-end specs over HTTP against real PostgreSQL.
+ */
 const tsJest = ['ts-jest', { diagnostics: false }];
 /** .ci/run keeps a Node.js release under .cache/: nothing there is the project's code. */
 const notOurs = ['<rootDir>/.cache/'];
@@ -13,6 +16,15 @@ module.exports = {
       rootDir: __dirname,
       testEnvironment: 'node',
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/architecture/**/*.spec.ts'],
+      transform: { '^.+\\.ts$': tsJest },
+      modulePathIgnorePatterns: notOurs,
+    },
+    {
+      displayName: 'medium',
+      rootDir: __dirname,
+      testEnvironment: 'node',
+      testMatch: ['<rootDir>/test/medium/**/*.medium-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/response-conformance.setup.ts'],
       transform: { '^.+\\.ts$': tsJest },
       modulePathIgnorePatterns: notOurs,
     },

@@ -26,6 +26,11 @@ import { DeliveryReceiptsRepository } from './application/ports/delivery-receipt
 import { PgDeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
 import { DispatchRepository } from './application/ports/dispatch.repository';
 import { PgDispatchRepository } from './infrastructure/dispatch.repository';
+import { DispatchClaimRepository } from './infrastructure/dispatch-claim.repository';
+import { DispatchOutcomeRepository } from './infrastructure/dispatch-outcome.repository';
+import { DispatchLeaseRepository } from './infrastructure/dispatch-lease.repository';
+import { DispatchMonitoringRepository } from './infrastructure/dispatch-monitoring.repository';
+import { UnrecordedSentRepository } from './infrastructure/unrecorded-sent.repository';
 import { ReconciliationRepository } from './application/ports/reconciliation.repository';
 import { PgReconciliationRepository } from './infrastructure/reconciliation.repository';
 import { MediaModule } from '../media/media.module';
@@ -46,6 +51,11 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignsService,
     { provide: CampaignsRepository, useClass: PgCampaignsRepository },
     { provide: DispatchRepository, useClass: PgDispatchRepository },
+    DispatchClaimRepository,
+    DispatchOutcomeRepository,
+    DispatchLeaseRepository,
+    DispatchMonitoringRepository,
+    UnrecordedSentRepository,
     CampaignDispatcher,
     GatewayMediaPreparer,
     CampaignMediaCheck,

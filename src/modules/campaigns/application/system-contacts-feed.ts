@@ -9,7 +9,8 @@ import { WorkLoop } from '../../../common/work/work-loop';
 import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
-import { DispatchRepository } from './ports/dispatch.repository';
+import { UnitOfWork } from '../../../common/persistence/transaction';
+import { UnrecordedSentRepository } from '../infrastructure/unrecorded-sent.repository';
 
 /** Sent contacts copied per transaction. */
 export const SYSTEM_CONTACTS_BATCH = 1_000;
@@ -31,7 +32,8 @@ export class SystemContactsFeed
   private readonly loopRunner = new WorkLoopRunner(this.loop, this.config);
 
   constructor(
-    private readonly repository: DispatchRepository,
+    private readonly unrecordedSent: UnrecordedSentRepository,
+    private readonly unitOfWork: UnitOfWork,
     private readonly recorder: SystemContactsRecorder,
     private readonly config: AppConfig,
   ) {}
@@ -52,9 +54,9 @@ export class SystemContactsFeed
 
   /** Copies one batch; answers 0 (go on) while full batches keep coming. */
   async step(): Promise<number | null> {
-    const copied = await this.repository.transaction(async (manager) => {
-      const sent = await this.repository.claimUnrecordedSent(manager, SYSTEM_CONTACTS_BATCH);
-      await this.recorder.recordSent(manager, sent);
+    const copied = await this.unitOfWork.run(async (tx) => {
+      const sent = await this.unrecordedSent.claimUnrecordedSent(tx, SYSTEM_CONTACTS_BATCH);
+      await this.recorder.recordSent(tx as never, sent);
       return sent.length;
     });
     if (copied > 0) {
