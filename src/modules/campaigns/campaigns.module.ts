@@ -7,6 +7,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsController } from './api/campaigns.controller';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
+import { CampaignEngineTransitions } from './application/campaign-engine-transitions';
+import { CampaignMessageSender } from './application/campaign-message.sender';
 import { CampaignGatewayTargets } from './application/campaign-gateway-targets';
 import { CampaignGatewayUsage } from './application/campaign-gateway-usage';
 import { CampaignDeliveryEvents } from './application/campaign-delivery-events';
@@ -17,6 +19,7 @@ import { CampaignsService } from './application/campaigns.service';
 import { ContactVariablesProvider } from './application/contact-variables.provider';
 import { DispatchWorker } from './application/dispatch-worker';
 import { GatewayMediaPreparer } from './application/gateway-media.preparer';
+import { SendOutcomeRecorder } from './application/send-outcome.recorder';
 import { SendReconciler } from './application/send-reconciler';
 import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
@@ -57,6 +60,9 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     DispatchMonitoringRepository,
     UnrecordedSentRepository,
     CampaignDispatcher,
+    CampaignMessageSender,
+    SendOutcomeRecorder,
+    CampaignEngineTransitions,
     GatewayMediaPreparer,
     CampaignMediaCheck,
     CampaignDeliveryEvents,

@@ -25,6 +25,16 @@ export function successRate(c: CampaignCounts): number {
   return processed === 0 ? 0 : round2((c.sentContacts / processed) * 100);
 }
 
+/** Every contact has its final outcome (sent or failed): the campaign can complete. */
+export function allProcessed(c: CampaignCounts): boolean {
+  return c.sentContacts + c.failedContacts >= c.totalContacts;
+}
+
+/** No contact has an outcome yet: the campaign's first send is under way. */
+export function isFirstSend(c: CampaignCounts): boolean {
+  return c.sentContacts === 0 && c.failedContacts === 0;
+}
+
 /** The 10 % milestone reached (0 to 10): campaign.progress fires once for each step passed. */
 export function progressStepOf(c: CampaignCounts): number {
   return c.totalContacts === 0

@@ -1,0 +1,215 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
+import { Clock } from '../../../common/time/clock';
+import { WorkerLiveness } from '../../../common/work/worker-liveness';
+import { managerOf } from '../../../database/transactions';
+import { NoticeQueue } from '../../notices/application/ports/notice.queue';
+import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
+import {
+  CampaignEvent,
+  completedEvent,
+  failedEvent,
+  pausedEvent,
+  progressEvents,
+} from '../domain/campaign-events';
+import {
+  CampaignNotice,
+  completionNotice,
+  failedNotice,
+  NoticeSubject,
+  pausedNotice,
+} from '../domain/campaign-notices';
+import { allProcessed, CampaignCounts, progressStepOf } from '../domain/campaign-stats';
+import {
+  CampaignCounters,
+  DispatchCampaign,
+  DispatchRepository,
+} from './ports/dispatch.repository';
+import { CampaignLifecycle } from './campaign-lifecycle';
+
+type EngineStop = 'fail' | 'pause';
+
+/** What differs between the engine failing a campaign and pausing it; the rest is one path. */
+const STOPS: Record<
+  EngineStop,
+  {
+    log: string;
+    event: typeof failedEvent;
+    notice(campaign: NoticeSubject, counts: CampaignCounts, reason: string): CampaignNotice;
+    /** The campaign is over: the other modules' listeners hear of it. */
+    ends: boolean;
+  }
+> = {
+  fail: {
+    log: 'Campaign failed',
+    event: failedEvent,
+    notice: (campaign, _counts, reason) => failedNotice(campaign, reason),
+    ends: true,
+  },
+  pause: {
+    log: 'Campaign paused by the engine',
+    event: pausedEvent,
+    notice: pausedNotice,
+    ends: false,
+  },
+};
+
+/**
+ * The engine's campaign-level moves inside a send's transaction: progress events, completion,
+ * failing or pausing with its event and notice, and the other modules told when it ends.
+ */
+@Injectable()
+export class CampaignEngineTransitions {
+  private readonly logger = new Logger(CampaignEngineTransitions.name);
+
+  constructor(
+    private readonly repository: DispatchRepository,
+    private readonly outbox: OutboxWriter,
+    private readonly notices: NoticeQueue,
+    private readonly lifecycle: CampaignLifecycle,
+    private readonly clock: Clock,
+    private readonly liveness: WorkerLiveness,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
+
+  /**
+   * After a contact was counted: one progress event per 10 % step crossed, and completion
+   * once every contact has its outcome.
+   */
+  async progress(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    counters: CampaignCounters,
+  ): Promise<void> {
+    const step = progressStepOf(counters);
+    const events = progressEvents(
+      campaign,
+      counters,
+      counters.progressStep,
+      step,
+      this.clock.now(),
+    );
+    if (step > counters.progressStep) {
+      await this.repository.setProgressStep(managerOf(tx), campaign.id, step);
+    }
+    await this.appendEvents(tx, campaign, events);
+    if (allProcessed(counters) && counters.status === 'ACTIVE') {
+      await this.complete(tx, campaign);
+    }
+  }
+
+  /**
+   * Completes the campaign when no contact is unfinished, with its last progress events, its
+   * completed event and notice; answers whether it did.
+   */
+  async complete(tx: Transaction, campaign: DispatchCampaign): Promise<boolean> {
+    const counters = await this.repository.complete(managerOf(tx), campaign.id);
+    if (!counters) {
+      return false;
+    }
+    const now = this.clock.now();
+    const step = progressStepOf(counters);
+    await this.appendEvents(tx, campaign, [
+      ...progressEvents(campaign, counters, counters.progressStep, step, now),
+      completedEvent(campaign, counters, now),
+    ]);
+    await this.repository.setProgressStep(managerOf(tx), campaign.id, step);
+    await this.notify(tx, campaign, completionNotice(campaign, counters));
+    await this.lifecycle.campaignEnded(managerOf(tx), campaign, counters, null);
+    return true;
+  }
+
+  /** The campaign fails for `reason`; `notify`: false when its notice cannot be sent. */
+  fail(tx: Transaction, campaign: DispatchCampaign, reason: string, notify = true): Promise<void> {
+    return this.stop(tx, campaign, 'fail', reason, notify);
+  }
+
+  /**
+   * The engine's own pause: a person looks and resumes. `notify`: false when the company may
+   * not send (its notice would go through the same gateway). An automation's run cannot be
+   * resumed by anyone, so it fails with the reason instead and the automation runs again at
+   * its next occurrence.
+   */
+  pause(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    reason: string,
+    notify: boolean,
+  ): Promise<void> {
+    return this.stop(
+      tx,
+      campaign,
+      campaign.automationRunId === null ? 'pause' : 'fail',
+      reason,
+      notify,
+    );
+  }
+
+  /**
+   * Pauses a campaign for a reason found outside a send (its instance logged out of
+   * WhatsApp), with the same event as a send that found it. No notice: it would go through
+   * the instance that cannot send.
+   */
+  async pauseNow(campaignId: number, reason: string): Promise<void> {
+    await this.unitOfWork.run(async (tx) => {
+      const campaign = await this.repository.lockCampaign(managerOf(tx), campaignId);
+      if (campaign) {
+        await this.pause(tx, campaign, reason, false);
+      }
+    });
+  }
+
+  /** A notice to the campaign's notification phone, when it has one. */
+  async notify(tx: Transaction, campaign: DispatchCampaign, notice: CampaignNotice): Promise<void> {
+    if (!campaign.notificationPhone) {
+      return;
+    }
+    await this.notices.enqueue(managerOf(tx), {
+      companyId: campaign.companyId,
+      gatewayConfigId: campaign.gatewayConfigId,
+      phoneNumber: campaign.notificationPhone,
+      ...notice,
+    });
+  }
+
+  /** Fail and pause alike: the move, or the lease back when the move no longer applies. */
+  private async stop(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    how: EngineStop,
+    reason: string,
+    notify: boolean,
+  ): Promise<void> {
+    const manager = managerOf(tx);
+    const counters =
+      how === 'fail'
+        ? await this.repository.fail(manager, campaign.id, reason)
+        : await this.repository.pause(manager, campaign.id, reason);
+    if (!counters) {
+      await this.repository.release(manager, campaign.id, this.liveness.workerId, null);
+      return;
+    }
+    const stop = STOPS[how];
+    this.logger.warn({ campaignId: campaign.id, reason }, stop.log);
+    await this.appendEvents(tx, campaign, [
+      stop.event(campaign, counters, this.clock.now(), reason),
+    ]);
+    if (notify) {
+      await this.notify(tx, campaign, stop.notice(campaign, counters, reason));
+    }
+    if (stop.ends) {
+      await this.lifecycle.campaignEnded(manager, campaign, counters, reason);
+    }
+  }
+
+  /** Webhook events are about the company's campaigns; automation runs have their own records. */
+  private async appendEvents(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    events: CampaignEvent[],
+  ): Promise<void> {
+    if (campaign.automationRunId === null) {
+      await this.outbox.append(managerOf(tx), events);
+    }
+  }
+}

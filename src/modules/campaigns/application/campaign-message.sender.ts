@@ -1,0 +1,138 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DomainError } from '../../../common/errors/domain-error';
+import {
+  GatewayError,
+  GatewayTarget,
+  MessagingGateway,
+  OutgoingMessage,
+} from '../../gateway/domain/messaging-gateway';
+import {
+  isBlankMessage,
+  messagesForContact,
+  sentTextOf,
+  variantSeed,
+} from '../domain/campaign-message';
+import {
+  blankMessageOutcome,
+  blockedNumberOutcome,
+  classify,
+  internalOutcome,
+  SendOutcome,
+  unexpectedErrorOutcome,
+} from '../domain/send-outcome';
+import type { ContactToSend, DispatchCampaign } from './ports/dispatch.repository';
+import { CampaignGatewayTargets } from './campaign-gateway-targets';
+import { ContactVariablesProvider } from './contact-variables.provider';
+import { GatewayMediaPreparer } from './gateway-media.preparer';
+
+/** A contact's messages, ready for the gateway, and the configuration that carries them. */
+interface PreparedSend {
+  target: GatewayTarget;
+  messages: OutgoingMessage[];
+}
+
+/**
+ * Everything between SENDING and the outcome: renders the contact's messages, calls the
+ * gateway and says what its answer proves. Writes nothing: the recorder stores the outcome.
+ */
+@Injectable()
+export class CampaignMessageSender {
+  private readonly logger = new Logger(CampaignMessageSender.name);
+
+  constructor(
+    private readonly gateway: MessagingGateway,
+    private readonly targets: CampaignGatewayTargets,
+    private readonly variables: ContactVariablesProvider,
+    private readonly media: GatewayMediaPreparer,
+  ) {}
+
+  /**
+   * An error of ours before the gateway call is `internal` (the contact goes back, never
+   * FAILED); a gateway error says what it proves; anything else thrown during the call may
+   * have followed a message that went out: `uncertain`.
+   */
+  async deliver(campaign: DispatchCampaign, contact: ContactToSend): Promise<SendOutcome> {
+    if (contact.blocked) {
+      return blockedNumberOutcome();
+    }
+    let prepared: PreparedSend;
+    try {
+      prepared = await this.prepare(campaign, contact);
+    } catch (error) {
+      return this.notPrepared(error, campaign, contact);
+    }
+    const [first, ...rest] = prepared.messages;
+    if (isBlankMessage(first)) {
+      return blankMessageOutcome();
+    }
+    try {
+      const sent = await this.gateway.send(prepared.target, contact.phoneNumber, first);
+      await this.sendFollowUps(prepared.target, contact, rest, campaign.id);
+      return { kind: 'sent', messageId: sent.messageId, text: sentTextOf(prepared.messages) };
+    } catch (error) {
+      if (!(error instanceof GatewayError)) {
+        // Thrown after the request may have left: its outcome cannot be known.
+        this.logger.error({ contactId: contact.id, err: error }, 'Unexpected error while sending');
+        return unexpectedErrorOutcome();
+      }
+      return classify(error, contact.attempts, first);
+    }
+  }
+
+  private async prepare(campaign: DispatchCampaign, contact: ContactToSend): Promise<PreparedSend> {
+    const values = campaign.databaseConfigId
+      ? await this.variables.valuesFor(
+          campaign.companyId,
+          campaign.databaseConfigId,
+          contact.phoneNumber,
+        )
+      : {};
+    const rendered = messagesForContact(
+      campaign,
+      contact,
+      values,
+      variantSeed(campaign.id, contact.phoneNumber),
+    );
+    const messages = await Promise.all(rendered.map((message) => this.media.prepare(message)));
+    const target = await this.targets.targetFor(campaign.companyId, campaign.gatewayConfigId);
+    return { target, messages };
+  }
+
+  private notPrepared(
+    error: unknown,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+  ): SendOutcome {
+    this.logger.error(
+      { campaignId: campaign.id, contactId: contact.id, err: error },
+      'Send not prepared; the contact goes back to PENDING',
+    );
+    return internalOutcome(error instanceof DomainError ? error.message : null);
+  }
+
+  /** The text after a voice note: the contact already got the main message, so a failure here is only logged. */
+  private async sendFollowUps(
+    target: GatewayTarget,
+    contact: ContactToSend,
+    messages: OutgoingMessage[],
+    campaignId: number,
+  ): Promise<void> {
+    for (const message of messages) {
+      if (isBlankMessage(message)) {
+        continue;
+      }
+      try {
+        await this.gateway.send(target, contact.phoneNumber, message);
+      } catch (error) {
+        this.logger.warn(
+          {
+            campaignId,
+            contactId: contact.id,
+            err: error instanceof Error ? error.message : String(error),
+          },
+          'Follow-up message failed',
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,375 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { autoPauseOf } from '../../../common/messaging/auto-pause';
+import type { MessageOutcome, MessageReason } from '../../../common/metrics/metric-labels';
+import { Metrics } from '../../../common/metrics/metrics';
+import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
+import { WorkerLiveness } from '../../../common/work/worker-liveness';
+import { AppConfig } from '../../../config/app-config.service';
+import { managerOf } from '../../../database/transactions';
+import { banSignalOf } from '../domain/ban-signals';
+import { disconnectedNotice } from '../domain/campaign-notices';
+import { allProcessed, progressStepOf } from '../domain/campaign-stats';
+import {
+  DISCONNECTED_RECHECK_MS,
+  disconnectedFailReason,
+  disconnectionWaitOf,
+  INTERNAL_ERROR_RETRY_MS,
+  internalErrorPauseReason,
+} from '../domain/campaign-stops';
+import {
+  DeliveredOutcome,
+  FailedOutcome,
+  InstanceCondition,
+  retryDelayMs,
+  sendSignalOf,
+  UncertainOutcome,
+  UnsentOutcome,
+} from '../domain/send-outcome';
+import { nextIsDueAtOnce, pauseMsOf, SendPauses } from '../domain/send-pauses';
+import {
+  CampaignCounters,
+  ContactToSend,
+  DispatchCampaign,
+  DispatchRepository,
+  Requeue,
+} from './ports/dispatch.repository';
+import { CampaignEngineTransitions } from './campaign-engine-transitions';
+import { CampaignLifecycle } from './campaign-lifecycle';
+
+/** A contact whose row moved to an outcome, counted once its transaction committed. */
+interface CountedContact {
+  outcome: MessageOutcome;
+  reason: MessageReason;
+}
+
+/**
+ * Stores what a send proved (docs/ARCHITECTURE.md, "Gateway outcomes"): the contact's
+ * transition, then the campaign's (next send, lease, progress, a pause or a failure). Every
+ * write checks the lease: a worker that lost it records the contact's outcome and nothing else.
+ */
+@Injectable()
+export class SendOutcomeRecorder {
+  private readonly logger = new Logger(SendOutcomeRecorder.name);
+
+  constructor(
+    private readonly repository: DispatchRepository,
+    private readonly transitions: CampaignEngineTransitions,
+    private readonly lifecycle: CampaignLifecycle,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly config: AppConfig,
+    private readonly liveness: WorkerLiveness,
+    private readonly metrics: Metrics,
+  ) {}
+
+  private get workerId(): string {
+    return this.liveness.workerId;
+  }
+
+  /**
+   * Records a delivered message, then writes the progress events when a step was crossed,
+   * and gives the lease back unless the next message is due at once (and `mayContinue`).
+   * Answers whether to send it.
+   */
+  async recordDelivered(
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    outcome: DeliveredOutcome,
+    pauses: SendPauses,
+    mayContinue: boolean,
+  ): Promise<boolean> {
+    const counters = await this.storeDelivered(campaign, contact, outcome, pauses);
+    if (counters.contactMoved) {
+      this.metrics.countMessages('sent', 'gateway');
+    }
+    if (!counters.leaseHeld) {
+      // Another worker took the campaign over while this message was in flight: the outcome
+      // is recorded, the rest (events, lease, next send) is the new holder's.
+      return false;
+    }
+    const goOn =
+      mayContinue && !allProcessed(counters) && nextIsDueAtOnce(pauses, counters.longPause);
+    await this.afterDelivered(campaign, counters, goOn);
+    return goOn;
+  }
+
+  /**
+   * Every outcome that did not deliver, in one transaction: the contact's transition, then
+   * the campaign's; the contact counted in the metrics once it committed.
+   */
+  async recordUnsent(
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    outcome: UnsentOutcome,
+    pauses: SendPauses,
+  ): Promise<void> {
+    const counted = await this.unitOfWork.run((tx) =>
+      this.settleUnsent(tx, campaign, contact, outcome, pauses),
+    );
+    if (counted) {
+      this.metrics.countMessages(counted.outcome, counted.reason);
+    }
+  }
+
+  /** In one statement, unless a lifecycle listener follows the campaign's contacts. */
+  private storeDelivered(
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    outcome: DeliveredOutcome,
+    pauses: SendPauses,
+  ): ReturnType<DispatchRepository['recordDelivered']> {
+    const delivered = { id: contact.id, messageId: outcome.messageId, text: outcome.text };
+    if (!this.lifecycle.followsContactsOf(campaign)) {
+      return this.repository.recordDelivered(campaign.id, this.workerId, delivered, pauses);
+    }
+    return this.unitOfWork.run(async (tx) => {
+      const counted = await this.repository.recordDelivered(
+        campaign.id,
+        this.workerId,
+        delivered,
+        pauses,
+        managerOf(tx),
+      );
+      await this.lifecycle.contactSent(managerOf(tx), campaign, contact);
+      return counted;
+    });
+  }
+
+  private async afterDelivered(
+    campaign: DispatchCampaign,
+    counters: CampaignCounters,
+    goOn: boolean,
+  ): Promise<void> {
+    if (allProcessed(counters) || progressStepOf(counters) > counters.progressStep) {
+      await this.unitOfWork.run(async (tx) => {
+        await this.transitions.progress(tx, campaign, counters);
+        if (!goOn) {
+          await this.repository.releaseLease(campaign.id, this.workerId, managerOf(tx));
+        }
+      });
+    } else if (!goOn) {
+      await this.repository.releaseLease(campaign.id, this.workerId);
+    }
+  }
+
+  /** Failed and uncertain contacts are counted; the other outcomes sent nothing. */
+  private async settleUnsent(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    outcome: UnsentOutcome,
+    pauses: SendPauses,
+  ): Promise<CountedContact | null> {
+    switch (outcome.kind) {
+      case 'failed':
+        return this.onFailed(tx, campaign, contact, outcome, pauses);
+      case 'uncertain':
+        return this.onUncertain(tx, campaign, contact, outcome, pauses);
+      case 'retry':
+        await this.onRetry(tx, campaign, contact, pauses);
+        return null;
+      case 'disconnected':
+        await this.onDisconnected(tx, campaign, contact, outcome.condition);
+        return null;
+      case 'media_unreachable':
+        await this.onMediaUnreachable(tx, campaign, contact, outcome.reason);
+        return null;
+      case 'internal':
+        await this.onInternalError(tx, campaign, contact, outcome.reason);
+        return null;
+      case 'campaign_failed':
+        await this.putBack(tx, campaign, contact, 'gateway');
+        await this.transitions.fail(tx, campaign, outcome.reason);
+        return null;
+    }
+  }
+
+  /**
+   * The contact FAILED; the campaign's next send after its pause when a gateway call was
+   * made; its progress, and a pause when its failures look like a ban signal.
+   */
+  private async onFailed(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    outcome: FailedOutcome,
+    pauses: SendPauses,
+  ): Promise<CountedContact | null> {
+    const manager = managerOf(tx);
+    const counters = await this.repository.failContact(manager, campaign.id, contact.id, {
+      reason: outcome.reason,
+      kind: outcome.cause,
+      signal: sendSignalOf(outcome),
+    });
+    const counted = counters.contactMoved ? countedAs('failed', outcome.cause) : null;
+    const next = await this.reschedule(tx, campaign, {
+      nextSendInMs: outcome.paced ? pauseMsOf(pauses) : 0,
+      cause: 'failed',
+      instancePaced: outcome.paced,
+    });
+    if (!next.leaseHeld) {
+      return counted;
+    }
+    await this.transitions.progress(tx, campaign, counters);
+    const banSignal = banSignalOf(counters, autoPauseOf(counters.autoPause));
+    if (counters.contactMoved && banSignal) {
+      await this.transitions.pause(tx, campaign, banSignal, true);
+    }
+    return counted;
+  }
+
+  /**
+   * The contact UNCERTAIN, its first look into the gateway's store due; it counts as served
+   * for an automation, and the instance waits its pause as after a send.
+   */
+  private async onUncertain(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    outcome: UncertainOutcome,
+    pauses: SendPauses,
+  ): Promise<CountedContact | null> {
+    this.logger.warn(
+      { campaignId: campaign.id, contactId: contact.id, reason: outcome.reason },
+      'Send outcome unknown; reconciling with the gateway, never resending',
+    );
+    const manager = managerOf(tx);
+    const doubted = await this.repository.doubtContact(
+      manager,
+      contact.id,
+      this.config.reconcileDelaysMs[0],
+    );
+    if (doubted) {
+      await this.lifecycle.contactSent(manager, campaign, contact);
+    }
+    await this.reschedule(tx, campaign, {
+      nextSendInMs: pauseMsOf(pauses),
+      cause: 'sent',
+      instancePaced: true,
+    });
+    return doubted ? countedAs('uncertain', outcome.cause) : null;
+  }
+
+  /** Nothing went out, so the campaign's pause does not apply: the retry comes on time. */
+  private onRetry(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    pauses: SendPauses,
+  ): Promise<void> {
+    const delay = retryDelayMs(contact.attempts);
+    return this.requeue(tx, campaign, contact, {
+      retryInMs: delay,
+      countAttempt: true,
+      nextSendInMs: Math.min(delay, pauseMsOf(pauses)),
+      cause: 'gateway',
+    });
+  }
+
+  /**
+   * The instance cannot send: the contact goes back untouched (no attempt counted), the
+   * campaign says what it waits for and looks again in a few seconds; after
+   * DISCONNECTED_FAIL_AFTER_MS of it the campaign fails, its contacts still PENDING.
+   */
+  private async onDisconnected(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    condition: InstanceCondition | null,
+  ): Promise<void> {
+    await this.putBack(tx, campaign, contact, 'disconnected');
+    const result = await this.reschedule(tx, campaign, {
+      nextSendInMs: DISCONNECTED_RECHECK_MS,
+      cause: 'disconnected',
+      waitingReason: disconnectionWaitOf(condition),
+    });
+    if (!result.leaseHeld) {
+      return;
+    }
+    const failReason = disconnectedFailReason(result.disconnectedForMs, result.waitingReason);
+    if (failReason) {
+      return this.transitions.fail(tx, campaign, failReason);
+    }
+    if (!campaign.disconnectedSince && result.disconnectedSince) {
+      const notPaired = result.waitingReason === 'INSTANCE_NOT_PAIRED';
+      const notice = disconnectedNotice(campaign, notPaired, result.disconnectedSince);
+      await this.transitions.notify(tx, campaign, notice);
+    }
+  }
+
+  /**
+   * The gateway cannot fetch the media, and would fail every contact alike: the contact goes
+   * back untouched and the campaign pauses once, naming the URL, for a person to fix the media
+   * (or the gateway's network) and resume; an automation's run fails instead.
+   */
+  private async onMediaUnreachable(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    reason: string,
+  ): Promise<void> {
+    await this.putBack(tx, campaign, contact, 'gateway');
+    await this.transitions.pause(tx, campaign, reason, true);
+  }
+
+  /**
+   * Our own fault (a key that does not open, a pool timeout, a configuration deleted under
+   * us): the contact goes back untouched, and after a few in a row a person has to look.
+   */
+  private async onInternalError(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    reason: string,
+  ): Promise<void> {
+    await this.putBack(tx, campaign, contact, 'internal');
+    const result = await this.reschedule(tx, campaign, {
+      nextSendInMs: INTERNAL_ERROR_RETRY_MS,
+      cause: 'internal',
+    });
+    const pauseReason = internalErrorPauseReason(result.internalErrorStreak, reason);
+    if (result.leaseHeld && pauseReason) {
+      await this.transitions.pause(tx, campaign, pauseReason, true);
+    }
+  }
+
+  private async requeue(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    requeue: Requeue,
+  ): Promise<void> {
+    await this.repository.requeueContact(managerOf(tx), campaign.id, contact.id, requeue);
+    await this.reschedule(tx, campaign, {
+      nextSendInMs: requeue.nextSendInMs,
+      cause: requeue.cause,
+    });
+  }
+
+  /** The campaign's next send and the lease back, while this worker holds it. */
+  private reschedule(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    next: Parameters<DispatchRepository['rescheduleAndRelease']>[3],
+  ): ReturnType<DispatchRepository['rescheduleAndRelease']> {
+    return this.repository.rescheduleAndRelease(managerOf(tx), campaign.id, this.workerId, next);
+  }
+
+  /** The contact back to PENDING, ready at once and untouched: nothing went out, no attempt counts. */
+  private putBack(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+    cause: Requeue['cause'],
+  ): Promise<void> {
+    return this.repository.requeueContact(managerOf(tx), campaign.id, contact.id, {
+      retryInMs: 0,
+      countAttempt: false,
+      nextSendInMs: 0,
+      cause,
+    });
+  }
+}
+
+function countedAs(outcome: MessageOutcome, reason: MessageReason): CountedContact {
+  return { outcome, reason };
+}

@@ -1,0 +1,72 @@
+import type { CampaignCounts } from './campaign-stats';
+
+/** What a notice needs of its campaign: automation runs are named after their automation. */
+export interface NoticeSubject {
+  id: number;
+  name: string;
+  automationRunId: string | null;
+}
+
+/**
+ * A WhatsApp notice to the campaign's notification phone: its text, the reason the notices
+ * count it under, and the key that sends it once.
+ */
+export interface CampaignNotice {
+  text: string;
+  reason: string;
+  dedupKey: string;
+}
+
+export function subjectOf(campaign: NoticeSubject): string {
+  return campaign.automationRunId === null
+    ? `A campanha "${campaign.name}"`
+    : `A execução da ${campaign.name.replace(/^Automação: /, 'automação "')}"`;
+}
+
+export function completionNotice(campaign: NoticeSubject, counts: CampaignCounts): CampaignNotice {
+  return campaignNotice(
+    campaign,
+    'completed',
+    `✅ ${subjectOf(campaign)} foi concluída: ${counts.sentContacts} enviadas, ${counts.failedContacts} com falha, de ${counts.totalContacts} contatos.`,
+  );
+}
+
+export function failedNotice(campaign: NoticeSubject, reason: string): CampaignNotice {
+  return campaignNotice(campaign, 'failed', `❌ ${subjectOf(campaign)} falhou: ${reason}.`);
+}
+
+/** One per pause at a given progress: a campaign paused again after a resume notifies again. */
+export function pausedNotice(
+  campaign: NoticeSubject,
+  counts: CampaignCounts,
+  reason: string,
+): CampaignNotice {
+  return campaignNotice(
+    campaign,
+    `paused:${counts.sentContacts + counts.failedContacts}`,
+    `⏸️ ${subjectOf(campaign)} foi pausada: ${reason}. Corrija e retome o envio.`,
+  );
+}
+
+/** One per campaign and disconnection (`since`: when the disconnection began). */
+export function disconnectedNotice(
+  campaign: NoticeSubject,
+  notPaired: boolean,
+  since: Date,
+): CampaignNotice {
+  const what = notPaired ? 'não está pareada: leia o QR code da instância' : 'desconectou';
+  return {
+    text: `⚠️ A instância do WhatsApp da campanha "${campaign.name}" ${what}. O envio continua quando ela conectar.`,
+    reason: 'instance_disconnected',
+    dedupKey: `campaign:${campaign.id}:disconnected:${since.toISOString()}`,
+  };
+}
+
+/** `what` keys the notice; its first part (before any `:`) names its reason. */
+function campaignNotice(campaign: NoticeSubject, what: string, text: string): CampaignNotice {
+  return {
+    text,
+    reason: `campaign_${what.split(':')[0]}`,
+    dedupKey: `campaign:${campaign.id}:${what}`,
+  };
+}
