@@ -27,8 +27,6 @@ import { CampaignsRepository } from './application/ports/campaigns.repository';
 import { PgCampaignsRepository } from './infrastructure/campaigns.repository';
 import { DeliveryReceiptsRepository } from './application/ports/delivery-receipts.repository';
 import { PgDeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
-import { DispatchRepository } from './application/ports/dispatch.repository';
-import { PgDispatchRepository } from './infrastructure/dispatch.repository';
 import { DispatchClaimRepository } from './infrastructure/dispatch-claim.repository';
 import { DispatchOutcomeRepository } from './infrastructure/dispatch-outcome.repository';
 import { DispatchLeaseRepository } from './infrastructure/dispatch-lease.repository';
@@ -53,7 +51,6 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
   providers: [
     CampaignsService,
     { provide: CampaignsRepository, useClass: PgCampaignsRepository },
-    { provide: DispatchRepository, useClass: PgDispatchRepository },
     DispatchClaimRepository,
     DispatchOutcomeRepository,
     DispatchLeaseRepository,

@@ -10,6 +10,7 @@ import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
 import { AppConfig } from '../../../config/app-config.service';
 import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
 import { UnitOfWork } from '../../../common/persistence/transaction';
+import { managerOf } from '../../../database/transactions';
 import { UnrecordedSentRepository } from '../infrastructure/unrecorded-sent.repository';
 
 /** Sent contacts copied per transaction. */
@@ -56,7 +57,7 @@ export class SystemContactsFeed
   async step(): Promise<number | null> {
     const copied = await this.unitOfWork.run(async (tx) => {
       const sent = await this.unrecordedSent.claimUnrecordedSent(tx, SYSTEM_CONTACTS_BATCH);
-      await this.recorder.recordSent(tx as never, sent);
+      await this.recorder.recordSent(managerOf(tx), sent);
       return sent.length;
     });
     if (copied > 0) {

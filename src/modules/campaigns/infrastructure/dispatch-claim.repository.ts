@@ -16,12 +16,21 @@ import {
 } from './dispatch.sql';
 
 /**
- * Due ACTIVE campaigns nobody holds, one per gateway instance, of instances nobody holds and
- * that have been quiet for the campaign's shortest pause: the one whose turn was longest ago
- * (round robin). Campaigns this worker still has in flight ($4) are left out.
+ * Overdue campaigns read per campaign claimed: enough for one campaign per instance when
+ * several campaigns of an instance are due together (each has its own pause after the
+ * instance's last message, so they seldom are).
  */
-const CANDIDATES = `
-  SELECT DISTINCT ON (d.gateway_config_id) d.id, d.next_send_at FROM campaigns d
+const OVERDUE_PER_CLAIM = 4;
+
+/**
+ * The claimable campaigns the claim chooses among: due ACTIVE campaigns nobody holds, of
+ * instances nobody holds and that have been quiet for the campaign's shortest pause, the
+ * most overdue first, read in the order of the due index and only as many as the claim could
+ * use ($2 times OVERDUE_PER_CLAIM): its cost does not grow with the backlog. Campaigns this
+ * worker still has in flight ($4) are left out.
+ */
+const OVERDUE = `
+  SELECT d.id, d.gateway_config_id, d.last_turn_at, d.next_send_at FROM campaigns d
    WHERE d.status = 'ACTIVE' AND d.next_send_at <= now()
      AND (d.locked_until IS NULL OR d.locked_until < now())
      AND NOT (d.id = ANY($4::int[]))
@@ -29,7 +38,12 @@ const CANDIDATES = `
                       WHERE p.gateway_config_id = d.gateway_config_id
                         AND (p.held_until >= now()
                              OR p.last_message_at + make_interval(secs => d.min_interval) > now()))
-   ORDER BY d.gateway_config_id, d.last_turn_at NULLS FIRST, d.id`;
+   ORDER BY d.next_send_at LIMIT $2 * ${OVERDUE_PER_CLAIM}`;
+
+/** Of them, one per instance: the one whose turn was longest ago (round robin). */
+const CANDIDATES = `
+  SELECT DISTINCT ON (gateway_config_id) id, next_send_at FROM overdue
+   ORDER BY gateway_config_id, last_turn_at NULLS FIRST, id`;
 
 /**
  * $2 of the candidates, the most overdue first, locked (a row another worker is claiming is
@@ -107,12 +121,15 @@ export class DispatchClaimRepository {
     return queryPrepared<ClaimedCampaign>(
       this.dataSource,
       'dispatch_claim_due',
-      `WITH candidates AS (${CANDIDATES}),
+      `WITH overdue AS (${OVERDUE}),
+       candidates AS (${CANDIDATES}),
        due AS (${DUE_CAMPAIGNS}),
        leased AS (
          UPDATE campaigns c SET locked_by = $1, locked_until = now() + make_interval(secs => $3)
            FROM due, companies co
           WHERE c.id = due.id AND co.id = c.company_id
+            -- Reached by key: the planner would otherwise scan the table to join a few rows.
+            AND c.id = ANY (ARRAY(SELECT id FROM due))
           RETURNING c.id, due.previous_holder IS NOT NULL AS "takenOver", co.is_active AS "companyActive",
                     c.gateway_config_id AS "gatewayConfigId", c.min_interval AS "minInterval",
                     coalesce(c.sending_window, co.sending_window) AS "sendingWindow"),

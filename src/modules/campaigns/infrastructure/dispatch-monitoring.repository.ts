@@ -3,11 +3,12 @@ import { DataSource } from 'typeorm';
 import { queryPrepared, queryRows } from '../../../database/query-rows';
 
 /**
- * The due campaigns looked at when the loop asks when to look again: the earliest by
- * next_send_at, each with its instance's own wait. Any campaign past them is due no earlier
- * than the next one in that order, which bounds the answer without reading them all.
+ * The campaigns looked at when the loop asks when to look again: the earliest by next_send_at
+ * of those nobody holds, on instances nobody holds, each with its instance's pause. Any
+ * campaign past them is due no earlier than the next one in that order, which bounds the
+ * answer without reading them all.
  */
-const NEXT_DUE_LOOKED_AT = 256;
+const NEXT_DUE_LOOKED_AT = 64;
 
 /** The engine as the health endpoint, the metrics and the dispatch loop's sleep see it. */
 @Injectable()
@@ -37,25 +38,27 @@ export class DispatchMonitoringRepository {
 
   /**
    * Milliseconds until an ACTIVE campaign nobody holds may be claimed, or a scheduled start is
-   * due (null: none): a campaign whose instance is still in its pause is due at the pause's end,
-   * one whose instance another sender holds a second from now (that sender moves the instance's
-   * campaigns when done), so that the loop sleeps instead of claiming nothing again and again.
+   * due (null: none). A campaign whose instance is still in its pause is due when the pause
+   * ends, so that the loop sleeps instead of claiming nothing again and again; one whose
+   * instance is held waits for its holder (the loop wakes when a send of its own ends, and
+   * sleeps no longer than its idle time anyway).
    */
   async msUntilNextDue(): Promise<number | null> {
     const rows = await queryPrepared<{ ms: number | null }>(
       this.dataSource,
       'dispatch_ms_until_next_due',
-      `WITH unleased AS (
-         SELECT gateway_config_id, next_send_at, min_interval FROM campaigns
-          WHERE status = 'ACTIVE' AND (locked_until IS NULL OR locked_until < now())
-          ORDER BY next_send_at LIMIT $1 + 1),
-       first AS (SELECT * FROM unleased ORDER BY next_send_at LIMIT $1)
+      `WITH waiting AS (
+         SELECT greatest(d.next_send_at, p.last_message_at + make_interval(secs => d.min_interval)) AS at,
+                d.next_send_at, row_number() OVER (ORDER BY d.next_send_at) AS n
+           FROM (SELECT next_send_at, gateway_config_id, min_interval FROM campaigns d
+                  WHERE status = 'ACTIVE' AND (locked_until IS NULL OR locked_until < now())
+                    AND NOT EXISTS (SELECT 1 FROM instance_pacing h
+                                     WHERE h.gateway_config_id = d.gateway_config_id AND h.held_until >= now())
+                  ORDER BY next_send_at LIMIT $1 + 1) d
+           LEFT JOIN instance_pacing p ON p.gateway_config_id = d.gateway_config_id)
        SELECT extract(epoch FROM (least(
-                (SELECT min(greatest(f.next_send_at,
-                                     p.last_message_at + make_interval(secs => f.min_interval),
-                                     CASE WHEN p.held_until >= now() THEN now() + interval '1 second' END))
-                   FROM first f LEFT JOIN instance_pacing p ON p.gateway_config_id = f.gateway_config_id),
-                (SELECT max(next_send_at) FROM unleased HAVING count(*) > $1),
+                (SELECT min(at) FILTER (WHERE n <= $1) FROM waiting),
+                (SELECT min(next_send_at) FILTER (WHERE n > $1) FROM waiting),
                 (SELECT min(scheduled_for) FROM campaigns WHERE status = 'SCHEDULED')) - now())) * 1000 AS ms`,
       [NEXT_DUE_LOOKED_AT],
     );
