@@ -7,7 +7,7 @@
 # keeps its generated ADMIN_PASSWORD in /data/admin-password (also logged once, on the first
 # start). --init gives PID 1 to tini, so that any orphaned PostgreSQL child is reaped.
 
-# The active Node.js LTS line (README, "Node.js versions").
+# The active Node.js LTS line (docs/OPERATIONS.md, "Node.js versions").
 ARG NODE_IMAGE=node:26-bookworm-slim
 
 # ---- build: full dependencies, TypeScript to dist/ -------------------------------------------

@@ -43,9 +43,10 @@ export function stopOnSignals(app: INestApplication, options: GracefulStopOption
 /**
  * The HTTP server stops accepting connections at once and lets the requests in flight end;
  * app.close() runs the shutdown hooks, where every work loop stops claiming and finishes (or
- * gives back) what it holds before the database connections close. Past `graceMs` the process
- * answers EXIT_STOPPED_UNFINISHED without waiting further: whatever is still in flight is taken
- * over by other workers as soon as this process's liveness lock goes with its connection.
+ * gives back) what it holds before the database connections close, in the phases that
+ * BackgroundWorker (src/common/work) describes. Past `graceMs` the process answers
+ * EXIT_STOPPED_UNFINISHED without waiting further: whatever is still in flight is taken over by
+ * other workers as soon as this process's liveness lock goes with its connection.
  */
 async function stopGracefully(
   app: INestApplication,

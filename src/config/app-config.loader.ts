@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { AppConfig } from './app-config.service';
-import type { OutboundAllowedHost } from './app-config';
-import { parseOutboundAllowHosts, parseTrustProxy, validateEnvironment } from './app-config';
+import { AppConfig, type RetentionDays, type S3Settings } from './app-config.service';
+import { type EnvironmentVariables, parseTrustProxy, validateEnvironment } from './app-config';
+import { type OutboundAllowedHost, parseOutboundAllowHosts } from './outbound-allow-hosts';
 
 export interface GeneratedSecret {
   value: string;
@@ -50,17 +50,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     appTimezone: vars.APP_TIMEZONE,
     defaultCountryCode: vars.DEFAULT_COUNTRY_CODE,
     publicBaseUrl: (vars.PUBLIC_BASE_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
-    s3: vars.S3_BUCKET
-      ? {
-          bucket: vars.S3_BUCKET,
-          endpoint: vars.S3_ENDPOINT,
-          region: vars.S3_REGION ?? 'us-east-1',
-          accessKeyId: vars.S3_ACCESS_KEY_ID,
-          secretAccessKey: vars.S3_SECRET_ACCESS_KEY,
-          forcePathStyle: vars.S3_FORCE_PATH_STYLE,
-          publicBaseUrl: vars.S3_PUBLIC_BASE_URL,
-        }
-      : undefined,
+    s3: s3SettingsOf(vars),
     redisUrl: vars.REDIS_URL,
     redisKeyPrefix: vars.REDIS_KEY_PREFIX,
     role: vars.ROLE,
@@ -75,14 +65,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     statementTimeoutMs: vars.STATEMENT_TIMEOUT_MS,
     workerStatementTimeoutMs: vars.WORKER_STATEMENT_TIMEOUT_MS,
     gatewaySyncMaxRows: vars.GATEWAY_SYNC_MAX_ROWS,
-    retentionDays: {
-      webhookDeliveries: vars.RETENTION_WEBHOOK_DELIVERIES_DAYS,
-      outboxEvents: vars.RETENTION_OUTBOX_EVENTS_DAYS,
-      notices: vars.RETENTION_NOTICES_DAYS,
-      automationRuns: vars.RETENTION_AUTOMATION_RUNS_DAYS,
-      loginFailures: vars.RETENTION_LOGIN_FAILURES_DAYS,
-      importJobs: vars.RETENTION_IMPORT_JOBS_DAYS,
-    },
+    retentionDays: retentionDaysOf(vars),
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS,
     campaignCreationsPerHour: vars.CAMPAIGN_CREATIONS_PER_HOUR,
     defaultAutomationLimit: vars.DEFAULT_AUTOMATION_LIMIT,
@@ -93,6 +76,32 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
     metricsToken: vars.METRICS_TOKEN,
   });
+}
+
+/** Object storage when S3_BUCKET is set; local files otherwise. */
+function s3SettingsOf(vars: EnvironmentVariables): S3Settings | undefined {
+  return vars.S3_BUCKET
+    ? {
+        bucket: vars.S3_BUCKET,
+        endpoint: vars.S3_ENDPOINT,
+        region: vars.S3_REGION ?? 'us-east-1',
+        accessKeyId: vars.S3_ACCESS_KEY_ID,
+        secretAccessKey: vars.S3_SECRET_ACCESS_KEY,
+        forcePathStyle: vars.S3_FORCE_PATH_STYLE,
+        publicBaseUrl: vars.S3_PUBLIC_BASE_URL,
+      }
+    : undefined;
+}
+
+function retentionDaysOf(vars: EnvironmentVariables): RetentionDays {
+  return {
+    webhookDeliveries: vars.RETENTION_WEBHOOK_DELIVERIES_DAYS,
+    outboxEvents: vars.RETENTION_OUTBOX_EVENTS_DAYS,
+    notices: vars.RETENTION_NOTICES_DAYS,
+    automationRuns: vars.RETENTION_AUTOMATION_RUNS_DAYS,
+    loginFailures: vars.RETENTION_LOGIN_FAILURES_DAYS,
+    importJobs: vars.RETENTION_IMPORT_JOBS_DAYS,
+  };
 }
 
 /** Validated already (validateEnvironment); an unparsable value never gets here. */

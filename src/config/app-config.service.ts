@@ -1,4 +1,5 @@
-import type { OutboundAllowedHost, Role, TrustProxy } from './app-config';
+import type { Role, TrustProxy } from './app-config';
+import type { OutboundAllowedHost } from './outbound-allow-hosts';
 
 export interface S3Settings {
   bucket: string;

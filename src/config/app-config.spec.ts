@@ -5,13 +5,13 @@ import { join, resolve } from 'node:path';
 import {
   DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
   InvalidConfigurationError,
-  parseOutboundAllowHosts,
   validateEnvironment,
 } from './app-config';
+import { parseOutboundAllowHosts } from './outbound-allow-hosts';
 import { loadAppConfig, readOrCreateSecret } from './app-config.loader';
 
 describe('validateEnvironment', () => {
-  it("applies the defaults of the README's configuration table to an empty environment", () => {
+  it('applies the defaults of the configuration table (docs/OPERATIONS.md) to an empty environment', () => {
     const vars = validateEnvironment({});
     expect(vars).toMatchObject({
       PORT: 3000,

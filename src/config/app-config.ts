@@ -11,15 +11,12 @@ import {
   Max,
   Min,
   MinLength,
+  ValidationError,
   validateSync,
 } from 'class-validator';
 import { IANAZone } from 'luxon';
 import { isIP } from 'node:net';
-import {
-  canonicalAddress,
-  classifyAddress,
-  isAddressClassAllowed,
-} from '../common/outbound/address-classification';
+import { parseOutboundAllowHosts } from './outbound-allow-hosts';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -98,7 +95,7 @@ export type Role = (typeof ROLES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * The run contract of the service (the README's configuration table). Every environment
+ * The run contract of the service (docs/OPERATIONS.md, "Configuration"). Every environment
  * variable the service reads is a field here; nothing else reads process.env.
  * Property names equal the variable names so that validation errors name the variable.
  */
@@ -238,82 +235,6 @@ export function parseTrustProxy(raw: string): TrustProxy | null {
   return valid && items.length > 0 ? items : null;
 }
 
-/**
- * One OUTBOUND_ALLOW_HOSTS entry: a host name or an IP address (lower case, IPv6 without
- * brackets, as WHATWG URLs write them), and the only port it is open on, if it names one.
- */
-export interface OutboundAllowedHost {
-  host: string;
-  port?: number;
-}
-
-/** Letters, digits, `-` and `_` (compose service names), dot-separated. */
-const HOST_NAME = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/;
-
-/**
- * OUTBOUND_ALLOW_HOSTS as entries, or why it is refused. An entry only matters for loopback and
- * private addresses, so one naming a link-local, metadata or reserved address is a mistake:
- * those are refused whatever the list says.
- */
-export function parseOutboundAllowHosts(raw: string): OutboundAllowedHost[] | string {
-  if (raw.trim() === '') {
-    return [];
-  }
-  const entries: OutboundAllowedHost[] = [];
-  for (const item of raw.split(',').map((part) => part.trim())) {
-    const entry = parseAllowedHost(item);
-    if (typeof entry === 'string') {
-      return `${JSON.stringify(item)} ${entry}`;
-    }
-    entries.push(entry);
-  }
-  return entries;
-}
-
-const BRACKETED_IPV6 = /^\[([^\]]+)\](?::(\d{1,5}))?$/;
-const HOST_AND_PORT = /^([^:[\]]+)(?::(\d{1,5}))?$/;
-
-/** `[host, port]` of an entry, or `[]` when it has neither form. */
-function splitHostPort(item: string): [string?, string?] {
-  if (isIP(item) === 6) {
-    return [item];
-  }
-  const bracketed = BRACKETED_IPV6.exec(item);
-  if (bracketed) {
-    return isIP(bracketed[1]) === 6 ? [bracketed[1], bracketed[2]] : [];
-  }
-  const plain = HOST_AND_PORT.exec(item);
-  return plain ? [plain[1], plain[2]] : [];
-}
-
-function parseAllowedHost(item: string): OutboundAllowedHost | string {
-  const [host, port] = splitHostPort(item);
-  if (!host) {
-    return 'is not host or host:port (a name, an IPv4 address or [IPv6], no scheme or path)';
-  }
-  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) {
-    return 'has a port outside 1-65535';
-  }
-  const entry = isIP(host) !== 0 ? allowedAddress(host) : allowedName(host.toLowerCase());
-  return typeof entry === 'string' || port === undefined ? entry : { ...entry, port: Number(port) };
-}
-
-function allowedName(name: string): OutboundAllowedHost | string {
-  if (/^[\d.]+$/.test(name)) {
-    return 'is not a valid IPv4 address';
-  }
-  return HOST_NAME.test(name) ? { host: name } : 'is not a valid host name';
-}
-
-/** The address as URLs write it (IPv6 compressed), if it is one the list may open. */
-function allowedAddress(address: string): OutboundAllowedHost | string {
-  const host = canonicalAddress(address);
-  const addressClass = classifyAddress(host);
-  return addressClass && isAddressClassAllowed(addressClass, false)
-    ? { host }
-    : 'is a link-local, metadata or reserved address, which is never called';
-}
-
 export class InvalidConfigurationError extends Error {}
 
 export const ENVIRONMENT_VARIABLE_NAMES: readonly (keyof EnvironmentVariables)[] = [
@@ -372,37 +293,10 @@ export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariable
     }
   }
   const config = plainToInstance(EnvironmentVariables, relevant);
-  const errors = validateSync(config, { skipMissingProperties: false });
-  if (parseTrustProxy(config.TRUST_PROXY) === null) {
-    errors.push({
-      property: 'TRUST_PROXY',
-      constraints: {
-        isTrustProxy:
-          'must be false, a hop count, or comma-separated proxy addresses/CIDRs (loopback, uniquelocal, linklocal allowed)',
-      },
-      children: [],
-    });
-  }
-  const allowHosts = parseOutboundAllowHosts(config.OUTBOUND_ALLOW_HOSTS);
-  if (typeof allowHosts === 'string' || (allowHosts.length > 0 && !config.OUTBOUND_DENY_PRIVATE)) {
-    errors.push({
-      property: 'OUTBOUND_ALLOW_HOSTS',
-      constraints: {
-        isAllowList:
-          typeof allowHosts === 'string'
-            ? `must be comma-separated host or host:port entries: ${allowHosts}`
-            : 'only takes effect with OUTBOUND_DENY_PRIVATE=true (private addresses are open without it)',
-      },
-      children: [],
-    });
-  }
-  if (!IANAZone.isValidZone(config.APP_TIMEZONE)) {
-    errors.push({
-      property: 'APP_TIMEZONE',
-      constraints: { isTimeZone: 'must be an IANA time zone such as America/Sao_Paulo' },
-      children: [],
-    });
-  }
+  const errors = [
+    ...validateSync(config, { skipMissingProperties: false }),
+    ...refusalsBeyondDecorators(config),
+  ];
   if (errors.length > 0) {
     const lines = errors.map(
       (e) =>
@@ -411,4 +305,46 @@ export function validateEnvironment(env: NodeJS.ProcessEnv): EnvironmentVariable
     throw new InvalidConfigurationError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   return config;
+}
+
+/** What the decorators cannot check: the forms of TRUST_PROXY and OUTBOUND_ALLOW_HOSTS, the zone. */
+function refusalsBeyondDecorators(config: EnvironmentVariables): ValidationError[] {
+  const refusals: ValidationError[] = [];
+  if (parseTrustProxy(config.TRUST_PROXY) === null) {
+    refusals.push(
+      refusal(
+        'TRUST_PROXY',
+        'isTrustProxy',
+        'must be false, a hop count, or comma-separated proxy addresses/CIDRs (loopback, uniquelocal, linklocal allowed)',
+      ),
+    );
+  }
+  const allowHosts = parseOutboundAllowHosts(config.OUTBOUND_ALLOW_HOSTS);
+  if (typeof allowHosts === 'string') {
+    refusals.push(
+      refusal(
+        'OUTBOUND_ALLOW_HOSTS',
+        'isAllowList',
+        `must be comma-separated host or host:port entries: ${allowHosts}`,
+      ),
+    );
+  } else if (allowHosts.length > 0 && !config.OUTBOUND_DENY_PRIVATE) {
+    refusals.push(
+      refusal(
+        'OUTBOUND_ALLOW_HOSTS',
+        'isAllowList',
+        'only takes effect with OUTBOUND_DENY_PRIVATE=true (private addresses are open without it)',
+      ),
+    );
+  }
+  if (!IANAZone.isValidZone(config.APP_TIMEZONE)) {
+    refusals.push(
+      refusal('APP_TIMEZONE', 'isTimeZone', 'must be an IANA time zone such as America/Sao_Paulo'),
+    );
+  }
+  return refusals;
+}
+
+function refusal(property: string, constraint: string, message: string): ValidationError {
+  return { property, constraints: { [constraint]: message }, children: [] };
 }

@@ -6,10 +6,16 @@ import { CAMPAIGN_LIFECYCLE } from '../../src/modules/campaigns/domain/campaign-
 import { RETRYABLE_FAILURE_KINDS } from '../../src/modules/campaigns/domain/contact-failure-kind';
 import { IMPORT_JOB_LIFECYCLE } from '../../src/modules/imports/domain/import-job.entity';
 import { NOTICE_LIFECYCLE } from '../../src/modules/notices/domain/notice-status';
+import {
+  RECORD_INDEX_LIFECYCLE,
+  RECORD_INDEX_STATES,
+} from '../../src/modules/user-databases/domain/record-index-state';
 import { USER_DATABASE_LIFECYCLE } from '../../src/modules/user-databases/domain/user-database-status';
 import { WEBHOOK_DELIVERY_LIFECYCLE } from '../../src/modules/webhooks/domain/webhook-delivery';
+import { literalStatusWrites, sqlTextsOf, statusLikeColumns } from './status-writes';
 
 const SRC = join(__dirname, '..', '..', 'src');
+const MIGRATIONS = join(SRC, 'database', 'migrations');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -22,10 +28,18 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('lifecycles', () => {
-  it('write no status as a literal in SQL: every SET status comes from a transition table', () => {
+  const statusColumns = statusLikeColumns(
+    readdirSync(MIGRATIONS).map((name) => readFileSync(join(MIGRATIONS, name), 'utf8')),
+  );
+
+  it('know every status-like column from the migrations', () => {
+    expect(statusColumns).toEqual(expect.arrayContaining(['instance_state', 'state', 'status']));
+  });
+
+  it('write no status as a literal in SQL: every status written comes from a transition table', () => {
     const literalWrites = sourceFiles(SRC).flatMap((file) =>
-      (readFileSync(file, 'utf8').match(/SET\s+status\s*=\s*'[A-Z_]+'/g) ?? []).map(
-        (write) => `${relative(SRC, file)}: ${write}`,
+      sqlTextsOf(file, readFileSync(file, 'utf8')).flatMap((sql) =>
+        literalStatusWrites(sql, statusColumns).map((write) => `${relative(SRC, file)}: ${write}`),
       ),
     );
     expect(literalWrites).toEqual([]);
@@ -69,6 +83,14 @@ describe('lifecycles', () => {
     }
     expect(CAMPAIGN_LIFECYCLE.statusesAllowing('retry')).toEqual(['COMPLETED', 'FAILED']);
     expect(CAMPAIGN_LIFECYCLE.finalStatuses()).toEqual(['CANCELLED']);
+  });
+
+  it('builds or fails only a pending record index, and drops one in any state', () => {
+    expect(RECORD_INDEX_LIFECYCLE.statusesAllowing('build')).toEqual(['PENDING']);
+    expect(RECORD_INDEX_LIFECYCLE.statusesAllowing('fail')).toEqual(['PENDING']);
+    for (const state of RECORD_INDEX_STATES) {
+      expect(RECORD_INDEX_LIFECYCLE.next(state, 'drop')).toBe('DROP');
+    }
   });
 
   it('toggles a database between ACTIVE and INACTIVE only', () => {

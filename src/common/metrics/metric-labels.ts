@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * The label values of the service's metrics (README, "Metrics"). Every label takes its values
- * from a closed set written here or in the code: never a company, campaign or record id, a
- * phone number, a URL or a path as the client wrote it, so that the number of series stays
- * bounded whatever the traffic.
+ * The label values of the service's metrics (docs/OPERATIONS.md, "Metrics"). Every label takes
+ * its values from a closed set written here or in the code: never a company, campaign or record
+ * id, a phone number, a URL or a path as the client wrote it, so that the number of series
+ * stays bounded whatever the traffic.
  */
 
 /** The `route` of a request that matched no route: unknown paths, and answers given before routing. */

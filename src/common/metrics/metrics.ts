@@ -36,11 +36,11 @@ export interface PoolStats {
 }
 
 /**
- * The service's metrics (README, "Metrics"), in one prom-client registry per application: the
- * only place that knows prom-client. Modules record through the typed methods, whose label
- * values come from closed sets (metric-labels.ts), and plug in what is read at scrape time
- * (queue depths, campaigns in flight, the database pool). Each instance reports its own;
- * Prometheus sums them.
+ * The service's metrics (docs/OPERATIONS.md, "Metrics"), in one prom-client registry per
+ * application: the only place that knows prom-client. Modules record through the typed methods,
+ * whose label values come from closed sets (metric-labels.ts), and plug in what is read at
+ * scrape time (queue depths, campaigns in flight, the database pool). Each instance reports its
+ * own; Prometheus sums them.
  */
 @Injectable()
 export class Metrics implements OnApplicationShutdown {

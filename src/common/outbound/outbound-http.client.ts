@@ -169,6 +169,9 @@ function encodeBody(request: OutboundRequest): { payload?: Buffer; contentType?:
   return {};
 }
 
+/** How an exchange ends: with an error, or with the whole response. */
+type Finish = (error: OutboundError | null, response?: OutboundResponse) => void;
+
 function exchange(
   target: CheckedTarget,
   request: OutboundRequest,
@@ -176,14 +179,6 @@ function exchange(
   abortError: () => OutboundError,
 ): Promise<OutboundResponse> {
   const { payload, contentType } = encodeBody(request);
-  const headers: Record<string, string> = { 'User-Agent': 'campaign-service', ...request.headers };
-  if (contentType && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
-    headers['Content-Type'] = contentType;
-  }
-  if (payload) {
-    headers['Content-Length'] = String(payload.length);
-  }
-  const isHttps = target.url.protocol === 'https:';
   const maxBytes = request.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
   return new Promise<OutboundResponse>((resolve, reject) => {
@@ -192,7 +187,7 @@ function exchange(
     // that, a failure proves nothing was delivered.
     let connected = false;
     let answered = false;
-    const finish = (error: OutboundError | null, response?: OutboundResponse): void => {
+    const finish: Finish = (error, response) => {
       if (settled) {
         return;
       }
@@ -208,53 +203,14 @@ function exchange(
     };
     const onAbort = (): void => finish(abortError());
 
-    const outgoing = (isHttps ? https : http).request({
-      method: request.method,
-      hostname: target.hostname,
-      port: target.url.port || undefined,
-      path: `${target.url.pathname}${target.url.search}`,
-      headers,
-      agent: isHttps ? httpsAgent : httpAgent,
-      lookup: pinnedLookup(target.addresses),
-      servername: isHttps && !isIPLiteral(target.hostname) ? target.hostname : undefined,
-    });
-    outgoing.on('socket', (socket) => {
-      const markConnected = (): void => {
-        connected = true;
-      };
-      if (socket.connecting) {
-        socket.once(isHttps ? 'secureConnect' : 'connect', markConnected);
-      } else {
-        markConnected();
-      }
+    const outgoing = openRequest(target, request, requestHeaders(request, payload, contentType));
+    whenConnected(outgoing, target, () => {
+      connected = true;
     });
     outgoing.on('error', (error) => finish(networkError(target, error)));
     outgoing.on('response', (incoming) => {
       answered = true;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      incoming.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) {
-          finish(
-            new OutboundError(
-              'response_too_large',
-              `Resposta de ${target.url.host} maior que ${maxBytes} bytes`,
-            ),
-          );
-          return;
-        }
-        chunks.push(chunk);
-      });
-      incoming.on('error', (error) => finish(networkError(target, error)));
-      incoming.on('aborted', () => finish(networkError(target, new Error('response aborted'))));
-      incoming.on('end', () =>
-        finish(null, {
-          status: incoming.statusCode ?? 0,
-          headers: incoming.headers,
-          body: Buffer.concat(chunks),
-        }),
-      );
+      readResponse(incoming, target, maxBytes, finish);
     });
     if (signal.aborted) {
       onAbort();
@@ -263,6 +219,87 @@ function exchange(
     signal.addEventListener('abort', onAbort, { once: true });
     outgoing.end(payload);
   });
+}
+
+function requestHeaders(
+  request: OutboundRequest,
+  payload: Buffer | undefined,
+  contentType: string | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = { 'User-Agent': 'campaign-service', ...request.headers };
+  if (contentType && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['Content-Type'] = contentType;
+  }
+  if (payload) {
+    headers['Content-Length'] = String(payload.length);
+  }
+  return headers;
+}
+
+function openRequest(
+  target: CheckedTarget,
+  request: OutboundRequest,
+  headers: Record<string, string>,
+): http.ClientRequest {
+  const isHttps = target.url.protocol === 'https:';
+  return (isHttps ? https : http).request({
+    method: request.method,
+    hostname: target.hostname,
+    port: target.url.port || undefined,
+    path: `${target.url.pathname}${target.url.search}`,
+    headers,
+    agent: isHttps ? httpsAgent : httpAgent,
+    lookup: pinnedLookup(target.addresses),
+    servername: isHttps && !isIPLiteral(target.hostname) ? target.hostname : undefined,
+  });
+}
+
+/** Calls `connected` once the request's socket is connected (after TLS, for https). */
+function whenConnected(
+  outgoing: http.ClientRequest,
+  target: CheckedTarget,
+  connected: () => void,
+): void {
+  outgoing.on('socket', (socket) => {
+    if (socket.connecting) {
+      socket.once(target.url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+    } else {
+      connected();
+    }
+  });
+}
+
+/** Reads the whole body, up to `maxBytes`, and finishes the exchange with it. */
+function readResponse(
+  incoming: http.IncomingMessage,
+  target: CheckedTarget,
+  maxBytes: number,
+  finish: Finish,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  incoming.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) {
+      finish(
+        new OutboundError(
+          'response_too_large',
+          `Resposta de ${target.url.host} maior que ${maxBytes} bytes`,
+        ),
+      );
+      return;
+    }
+    chunks.push(chunk);
+  });
+  incoming.on('error', (error) => finish(networkError(target, error)));
+  incoming.on('aborted', () => finish(networkError(target, new Error('response aborted'))));
+  incoming.on('end', () =>
+    finish(null, {
+      status: incoming.statusCode ?? 0,
+      headers: incoming.headers,
+      body: Buffer.concat(chunks),
+    }),
+  );
 }
 
 function isIPLiteral(hostname: string): boolean {

@@ -1,4 +1,4 @@
-import type { OutboundAllowedHost } from '../../config/app-config';
+import type { OutboundAllowedHost } from '../../config/outbound-allow-hosts';
 import type { AppConfig } from '../../config/app-config.service';
 import {
   assertAddressesAllowed,

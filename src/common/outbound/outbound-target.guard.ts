@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { AppConfig } from '../../config/app-config.service';
-import type { OutboundAllowedHost } from '../../config/app-config';
+import type { OutboundAllowedHost } from '../../config/outbound-allow-hosts';
 import { canonicalAddress, classifyAddress, isAddressClassAllowed } from './address-classification';
 import { OutboundError, OutboundTargetRefusedError } from './outbound.errors';
 

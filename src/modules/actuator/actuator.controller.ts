@@ -92,7 +92,7 @@ export class ActuatorController {
   @Get('prometheus')
   @UseGuards(MetricsTokenGuard)
   @ApiOperation({
-    summary: 'Métricas no formato de texto do Prometheus (README, "Metrics")',
+    summary: 'Métricas no formato de texto do Prometheus (docs/OPERATIONS.md, "Metrics")',
     description:
       'Pública como o resto de /actuator e fora dos limites de requisições; quando METRICS_TOKEN ' +
       'está definido, exige Authorization: Bearer <METRICS_TOKEN>. Cada instância informa as suas.',

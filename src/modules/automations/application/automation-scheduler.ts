@@ -1,17 +1,8 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DomainError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
-import { PgNotifications } from '../../../common/work/pg-notifications';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
-import { AppConfig } from '../../../config/app-config.service';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { Automation } from '../domain/automation.entity';
 import { nextRunAfter } from '../domain/automation-schedule';
 import { MISSED_RUN_GRACE_MS } from '../domain/automation-rules';
@@ -29,40 +20,20 @@ const LEASE_SECONDS = 120;
  * runs once, however many occurrences were missed.
  */
 @Injectable()
-export class AutomationScheduler
-  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
-{
+export class AutomationScheduler extends BackgroundWorker {
   private readonly logger = new Logger(AutomationScheduler.name);
-  private readonly loop = new WorkLoop('automations', () => this.step(), { idleMs: 1_000 });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
-    notifications: this.notifications,
-    channel: AUTOMATIONS_CHANNEL,
-  });
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly automations: AutomationsRepository,
     private readonly runner: AutomationRunner,
-    private readonly notifications: PgNotifications,
-    private readonly config: AppConfig,
     private readonly clock: Clock,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.loopRunner.start();
+    context: WorkerContext,
+  ) {
+    super(context, { name: 'automations', idleMs: 1_000, wakeOn: AUTOMATIONS_CHANNEL });
   }
 
-  /** The first stop hook of every module: no loop claims anything from here on. */
-  onModuleDestroy(): void {
-    void this.loopRunner.stop();
-  }
-
-  /** While the database is still open: the step in progress ends and records its work. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loopRunner.stop();
-  }
-
-  private async step(): Promise<number | null> {
+  protected async step(): Promise<number | null> {
     const due = await this.automations.claimDue(CLAIM_BATCH, LEASE_SECONDS);
     for (const automation of due) {
       await this.fire(automation);

@@ -155,17 +155,15 @@ export class CampaignRetryResponse extends CampaignResponse {
   retriedContacts!: number;
 }
 
+type LocalTime = (date: Date | null) => string | null;
+
 export function toCampaignResponse(
   campaign: Campaign,
   timezone: string,
   now: Date,
 ): CampaignResponse {
   const gatewayConfig = campaign.gatewayConfig;
-  const local = (date: Date | null): string | null => formatLocalDateTime(date, timezone);
-  const inProgress =
-    campaign.status === 'ACTIVE' || campaign.status === 'SCHEDULED' || campaign.status === 'PAUSED';
-  const estimateFrom =
-    campaign.status === 'SCHEDULED' && campaign.scheduledFor ? campaign.scheduledFor : now;
+  const local: LocalTime = (date) => formatLocalDateTime(date, timezone);
   return {
     id: campaign.id,
     name: campaign.name,
@@ -178,13 +176,7 @@ export function toCampaignResponse(
     startedAt: local(campaign.startedAt),
     completedAt: local(campaign.completedAt),
     pausedAt: local(campaign.pausedAt),
-    totalContacts: campaign.totalContacts,
-    sentContacts: campaign.sentContacts,
-    failedContacts: campaign.failedContacts,
-    pendingContacts: pendingOf(campaign),
-    progressPercentage: progressPercentage(campaign),
-    successRate: successRate(campaign),
-    estimatedCompletion: inProgress ? local(estimatedCompletion(campaign, estimateFrom)) : null,
+    ...progressOf(campaign, local, now),
     messageContent: campaign.messageContent ?? '',
     mediaType: campaign.mediaType,
     mediaUrl:
@@ -193,6 +185,70 @@ export function toCampaignResponse(
         : campaign.mediaUrl,
     fileName: campaign.fileName,
     gatewayInstance: gatewayConfig.instance,
+    ...pacingOf(campaign, local),
+    notificationPhone: campaign.notificationPhone,
+    pollData: campaign.pollData,
+    gatewayConfig: {
+      id: gatewayConfig.id,
+      name: gatewayConfig.name,
+      url: gatewayConfig.url,
+      instance: gatewayConfig.instance,
+    },
+    ...receiptsOf(campaign),
+    pauseReason: campaign.status === 'PAUSED' ? campaign.pauseReason : null,
+    message:
+      campaign.status === 'FAILED'
+        ? campaign.failureReason
+        : campaign.status === 'PAUSED'
+          ? campaign.pauseReason
+          : null,
+  };
+}
+
+function progressOf(
+  campaign: Campaign,
+  local: LocalTime,
+  now: Date,
+): Pick<
+  CampaignResponse,
+  | 'totalContacts'
+  | 'sentContacts'
+  | 'failedContacts'
+  | 'pendingContacts'
+  | 'progressPercentage'
+  | 'successRate'
+  | 'estimatedCompletion'
+> {
+  const inProgress =
+    campaign.status === 'ACTIVE' || campaign.status === 'SCHEDULED' || campaign.status === 'PAUSED';
+  const estimateFrom =
+    campaign.status === 'SCHEDULED' && campaign.scheduledFor ? campaign.scheduledFor : now;
+  return {
+    totalContacts: campaign.totalContacts,
+    sentContacts: campaign.sentContacts,
+    failedContacts: campaign.failedContacts,
+    pendingContacts: pendingOf(campaign),
+    progressPercentage: progressPercentage(campaign),
+    successRate: successRate(campaign),
+    estimatedCompletion: inProgress ? local(estimatedCompletion(campaign, estimateFrom)) : null,
+  };
+}
+
+/** How the campaign is paced, and why an ACTIVE one waits. */
+function pacingOf(
+  campaign: Campaign,
+  local: LocalTime,
+): Pick<
+  CampaignResponse,
+  | 'minInterval'
+  | 'maxInterval'
+  | 'sendingWindow'
+  | 'longPauseEvery'
+  | 'longPauseSeconds'
+  | 'waitingReason'
+  | 'nextSendAt'
+> {
+  return {
     minInterval: campaign.minInterval,
     maxInterval: campaign.maxInterval,
     sendingWindow: campaign.sendingWindow,
@@ -203,14 +259,23 @@ export function toCampaignResponse(
         : [campaign.longPauseMin ?? 0, campaign.longPauseMax ?? 0],
     waitingReason: campaign.status === 'ACTIVE' ? campaign.waitingReason : null,
     nextSendAt: campaign.status === 'ACTIVE' ? local(campaign.nextSendAt) : null,
-    notificationPhone: campaign.notificationPhone,
-    pollData: campaign.pollData,
-    gatewayConfig: {
-      id: gatewayConfig.id,
-      name: gatewayConfig.name,
-      url: gatewayConfig.url,
-      instance: gatewayConfig.instance,
-    },
+  };
+}
+
+/** What happened to the sent messages afterwards: receipts, unknown outcomes, opt-outs. */
+function receiptsOf(
+  campaign: Campaign,
+): Pick<
+  CampaignResponse,
+  | 'blockedContactsRemoved'
+  | 'unknownOutcomeContacts'
+  | 'deliveredContacts'
+  | 'readContacts'
+  | 'deliveryRate'
+  | 'readRate'
+  | 'optedOutContacts'
+> {
+  return {
     blockedContactsRemoved: campaign.blockedContactsRemoved,
     unknownOutcomeContacts: campaign.unknownOutcomeContacts,
     deliveredContacts: campaign.deliveredContacts,
@@ -218,13 +283,6 @@ export function toCampaignResponse(
     deliveryRate: rateOf(campaign.deliveredContacts, campaign.sentContacts),
     readRate: rateOf(campaign.readContacts, campaign.sentContacts),
     optedOutContacts: campaign.optedOutContacts,
-    pauseReason: campaign.status === 'PAUSED' ? campaign.pauseReason : null,
-    message:
-      campaign.status === 'FAILED'
-        ? campaign.failureReason
-        : campaign.status === 'PAUSED'
-          ? campaign.pauseReason
-          : null,
   };
 }
 

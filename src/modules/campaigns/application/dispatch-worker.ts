@@ -1,16 +1,8 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { HealthRegistry } from '../../../common/health/health-registry';
-import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
+import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
-import { PgNotifications } from '../../../common/work/pg-notifications';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
@@ -38,15 +30,8 @@ const CLAIM_AFTER_TURNS_MS = 20;
  * resumed on any instance), otherwise sleeps until the next campaign is due.
  */
 @Injectable()
-export class DispatchWorker
-  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
-{
+export class DispatchWorker extends BackgroundWorker {
   private readonly logger = new Logger(DispatchWorker.name);
-  private readonly loop = new WorkLoop('campaign-dispatch', () => this.step(), { idleMs: IDLE_MS });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
-    notifications: this.notifications,
-    channel: DISPATCH_CHANNEL,
-  });
   private readonly inFlight = new Map<number, Promise<void>>();
   private lastScheduledCheck = 0;
   private lastLivenessSweep = 0;
@@ -59,50 +44,43 @@ export class DispatchWorker
     private readonly unitOfWork: UnitOfWork,
     private readonly dispatcher: CampaignDispatcher,
     private readonly outbox: OutboxWriter,
-    private readonly notifications: PgNotifications,
     private readonly health: HealthRegistry,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly liveness: WorkerLiveness,
     private readonly metrics: Metrics,
     private readonly pacing: InstancePacing,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
+    context: WorkerContext,
+  ) {
+    super(context, {
+      name: 'campaign-dispatch',
+      idleMs: IDLE_MS,
+      wakeOn: DISPATCH_CHANNEL,
+      queue: { name: 'campaigns', countDue: (cap) => monitoring.countDue(cap) },
+      holdsLiveness: true,
+    });
     this.health.register('queue', () => this.healthProbe());
     this.metrics.reportCampaignsInFlight(() => this.inFlight.size);
-    this.metrics.reportQueueDepth('campaigns', () => this.monitoring.countDue(QUEUE_DEPTH_CAP));
-    if (this.config.runsWorkers) {
-      // Held before the first claim, so that no other worker mistakes this one for dead.
-      await this.liveness.start();
-    }
-    if (await this.loopRunner.start()) {
-      this.logger.log({ workerId: this.dispatcher.workerId }, 'Campaign dispatch started');
-    }
   }
 
-  /** The first stop hook of every module: no new claims, and no next message under a lease. */
-  onModuleDestroy(): void {
+  protected override onStarted(): void {
+    this.logger.log({ workerId: this.dispatcher.workerId }, 'Campaign dispatch started');
+  }
+
+  /** A campaign sending back to back is handed back after its current message. */
+  protected override stopClaiming(): void {
     this.dispatcher.stop();
-    void this.loopRunner.stop();
   }
 
   /**
-   * While the database and this worker's liveness lock are still there: the sends in flight
-   * end, record their outcomes and give their leases back, so that another worker goes on at
-   * once instead of doubting a contact left SENDING.
+   * The sends in flight record their outcomes and give their leases back, so that another
+   * worker goes on at once instead of doubting a contact left SENDING.
    */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loopRunner.stop();
+  protected override async drain(): Promise<void> {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  /** In-process wake-up for work created by this instance. */
-  wake(): void {
-    this.loop.wake();
-  }
-
-  private async step(): Promise<number | null> {
+  protected async step(): Promise<number | null> {
     if (!this.liveness.holdsLock) {
       // Our liveness lock is gone: other workers may be taking our campaigns over right now.
       return IDLE_MS;

@@ -1,13 +1,6 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Metrics } from '../../../common/metrics/metrics';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { AppConfig } from '../../../config/app-config.service';
 import { MessagingGateway, StoredSentMessage } from '../../gateway/domain/messaging-gateway';
 import { candidateJids } from '../domain/whatsapp-jid';
@@ -27,14 +20,8 @@ const CLOCK_SLACK_MS = 5_000;
  * (RECONCILE_DELAYS_MS): FAILED with an unknown outcome, counted apart. Never a second send.
  */
 @Injectable()
-export class SendReconciler
-  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
-{
+export class SendReconciler extends BackgroundWorker {
   private readonly logger = new Logger(SendReconciler.name);
-  private readonly loop = new WorkLoop('send-reconciliation', () => this.step(), {
-    idleMs: 1_000,
-  });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config);
 
   constructor(
     private readonly repository: ReconciliationRepository,
@@ -42,20 +29,9 @@ export class SendReconciler
     private readonly targets: CampaignGatewayTargets,
     private readonly config: AppConfig,
     private readonly metrics: Metrics,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.loopRunner.start();
-  }
-
-  /** The first stop hook of every module: no loop claims anything from here on. */
-  onModuleDestroy(): void {
-    void this.loopRunner.stop();
-  }
-
-  /** While the database is still open: the step in progress ends and records its work. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loopRunner.stop();
+    context: WorkerContext,
+  ) {
+    super(context, { name: 'send-reconciliation', idleMs: 1_000 });
   }
 
   async step(): Promise<number | null> {

@@ -1,13 +1,5 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
-import { AppConfig } from '../../../config/app-config.service';
+import { Injectable, Logger } from '@nestjs/common';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
 import { UnitOfWork } from '../../../common/persistence/transaction';
 import { managerOf } from '../../../database/transactions';
@@ -25,32 +17,16 @@ const POLL_MS = 1_000;
  * between sending and copying only delays the copy.
  */
 @Injectable()
-export class SystemContactsFeed
-  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
-{
+export class SystemContactsFeed extends BackgroundWorker {
   private readonly logger = new Logger(SystemContactsFeed.name);
-  private readonly loop = new WorkLoop('system-contacts', () => this.step(), { idleMs: POLL_MS });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config);
 
   constructor(
     private readonly unrecordedSent: UnrecordedSentRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly recorder: SystemContactsRecorder,
-    private readonly config: AppConfig,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.loopRunner.start();
-  }
-
-  /** The first stop hook of every module: no loop claims anything from here on. */
-  onModuleDestroy(): void {
-    void this.loopRunner.stop();
-  }
-
-  /** While the database is still open: the step in progress ends and records its work. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loopRunner.stop();
+    context: WorkerContext,
+  ) {
+    super(context, { name: 'system-contacts', idleMs: POLL_MS });
   }
 
   /** Copies one batch; answers 0 (go on) while full batches keep coming. */

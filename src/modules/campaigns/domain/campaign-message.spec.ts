@@ -1,5 +1,6 @@
 import type { OutgoingMessage } from '../../../common/messaging/outgoing-message';
-import { CampaignContent, messagesForContact, sentTextOf, variantSeed } from './campaign-message';
+import type { CampaignContent } from './campaign.entity';
+import { messagesForContact, sentTextOf, variantSeed } from './campaign-message';
 
 const TEXT: CampaignContent = {
   type: 'TEXT',

@@ -1,19 +1,8 @@
 import type { OutgoingMessage } from '../../../common/messaging/outgoing-message';
-import type { CampaignMediaType, PollDefinition } from './campaign.entity';
-import { CampaignType } from './campaign-status';
+import type { CampaignContent, PollDefinition } from './campaign.entity';
 import { documentFileName, mimeTypeFor } from './media-kind';
 import { renderMessage } from './message-template';
 import { drawVariants } from './message-variants';
-
-export interface CampaignContent {
-  type: CampaignType;
-  messageContent: string | null;
-  mediaUrl: string | null;
-  mediaType: CampaignMediaType | null;
-  fileName: string | null;
-  caption: string | null;
-  pollData: PollDefinition | null;
-}
 
 /**
  * The seed of a contact's variants: the same campaign and phone draw the same text, so a

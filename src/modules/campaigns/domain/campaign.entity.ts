@@ -21,13 +21,8 @@ export interface PollDefinition {
   selectableCount: number;
 }
 
-export interface NewCampaign {
-  companyId: number;
-  name: string;
-  description: string | null;
-  isTest: boolean;
-  isDraft: boolean;
-  scheduledFor: Date | null;
+/** What a campaign sends: its type and the parts of its message. */
+export interface CampaignContent {
   type: CampaignType;
   messageContent: string | null;
   mediaUrl: string | null;
@@ -35,6 +30,15 @@ export interface NewCampaign {
   fileName: string | null;
   caption: string | null;
   pollData: PollDefinition | null;
+}
+
+export interface NewCampaign extends CampaignContent {
+  companyId: number;
+  name: string;
+  description: string | null;
+  isTest: boolean;
+  isDraft: boolean;
+  scheduledFor: Date | null;
   gateway: { id: number; name: string; url: string; instance: string };
   databaseConfigId: number | null;
   minInterval: number;

@@ -1,7 +1,8 @@
 /**
  * Why a campaign contact is FAILED, recorded with the move (`campaign_contacts.failure_kind`).
- * The values are the `reason` labels the metrics count failed messages with (README, "Metrics"),
- * plus `unrecorded` for contacts that failed before kinds were recorded.
+ * The values are the `reason` labels the metrics count failed messages with
+ * (docs/OPERATIONS.md, "Metrics"), plus `unrecorded` for contacts that failed before kinds were
+ * recorded.
  */
 export const CONTACT_FAILURE_KINDS = [
   /** The number is not on WhatsApp (`exists:false`). */

@@ -1,17 +1,8 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { faultCode, faultReason, isDataFault } from '../../../common/errors/data-fault';
 import { Metrics } from '../../../common/metrics/metrics';
-import { PgNotifications } from '../../../common/work/pg-notifications';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
-import { AppConfig } from '../../../config/app-config.service';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { BlockListService } from '../../blocked-contacts/application/block-list.service';
 import {
   CampaignDeliveryEvents,
@@ -66,15 +57,8 @@ interface Bisection {
  * crash before its commit) changes nothing more.
  */
 @Injectable()
-export class GatewayEventProcessor
-  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
-{
+export class GatewayEventProcessor extends BackgroundWorker {
   private readonly logger = new Logger(GatewayEventProcessor.name);
-  private readonly loop = new WorkLoop('gateway-events', () => this.step(), { idleMs: 1_000 });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
-    notifications: this.notifications,
-    channel: GATEWAY_EVENTS_CHANNEL,
-  });
 
   constructor(
     private readonly events: GatewayEventsRepository,
@@ -84,23 +68,10 @@ export class GatewayEventProcessor
     private readonly gatewayConfigs: GatewayConfigsService,
     private readonly outbox: OutboxWriter,
     private readonly notices: NoticeQueue,
-    private readonly notifications: PgNotifications,
     private readonly metrics: Metrics,
-    private readonly config: AppConfig,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.loopRunner.start();
-  }
-
-  /** The first stop hook of every module: no loop claims anything from here on. */
-  onModuleDestroy(): void {
-    void this.loopRunner.stop();
-  }
-
-  /** While the database is still open: the step in progress ends and records its work. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loopRunner.stop();
+    context: WorkerContext,
+  ) {
+    super(context, { name: 'gateway-events', idleMs: 1_000, wakeOn: GATEWAY_EVENTS_CHANNEL });
   }
 
   /** Connection events are applied even when the receipts' work fails; the step fails after. */

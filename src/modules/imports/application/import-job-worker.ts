@@ -1,12 +1,8 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DomainError } from '../../../common/errors/domain-error';
-import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
-import { PgNotifications } from '../../../common/work/pg-notifications';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
-import { AppConfig } from '../../../config/app-config.service';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { ClaimedJob, ImportJobsRepository } from './ports/import-jobs.repository';
 import { IMPORT_CHANNEL } from './ports/import-jobs.repository';
 import {
@@ -30,37 +26,26 @@ const BUSY_POLL_MS = 1_000;
  * worker killed with -9 leaves no rows behind, and the next claim starts the job over.
  */
 @Injectable()
-export class ImportJobWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ImportJobWorker extends BackgroundWorker {
   private readonly logger = new Logger(ImportJobWorker.name);
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly loop = new WorkLoop('contact-imports', () => this.step(), { idleMs: 5_000 });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
-    notifications: this.notifications,
-    channel: IMPORT_CHANNEL,
-  });
 
   constructor(
     private readonly jobs: ImportJobsRepository,
     private readonly imports: PushImports,
-    private readonly notifications: PgNotifications,
-    private readonly config: AppConfig,
-    private readonly metrics: Metrics,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.metrics.reportQueueDepth('import_jobs', () => this.jobs.countPending(QUEUE_DEPTH_CAP));
-    await this.loopRunner.start();
+    context: WorkerContext,
+  ) {
+    super(context, {
+      name: 'contact-imports',
+      idleMs: 5_000,
+      wakeOn: IMPORT_CHANNEL,
+      queue: { name: 'import_jobs', countDue: (cap) => jobs.countPending(cap) },
+      // An import holds its job's row lock for as long as it runs: minutes for a large one.
+      drainsLast: true,
+    });
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.loopRunner.stop();
-  }
-
-  wake(): void {
-    this.loop.wake();
-  }
-
-  private async step(): Promise<number | null> {
+  protected async step(): Promise<number | null> {
     const job = await this.jobs.claim(this.workerId, IMPORT_LEASE_SECONDS);
     if (!job) {
       const ms = await this.jobs.msUntilNextDue();

@@ -1,4 +1,4 @@
-import busboy, { type Busboy } from 'busboy';
+import busboy, { type Busboy, type FileInfo } from 'busboy';
 import type { Request } from 'express';
 import type { Readable } from 'node:stream';
 import type { IncomingFile } from '../application/incoming-file';
@@ -38,95 +38,118 @@ export function receiveMultipartFile<T>(
   request: Request,
   options: MultipartFileOptions<T>,
 ): Promise<T> {
-  if (!request.is('multipart/form-data')) {
+  const parser = parserFor(request, options.maxFileBytes);
+  if (parser instanceof Error) {
     discardBody(request);
-    return Promise.reject(new MediaNotMultipartError());
+    return Promise.reject(parser);
+  }
+  return new Promise<T>((resolve, reject) =>
+    new FileReception(request, parser, options, resolve, reject).start(),
+  );
+}
+
+/** The body's parser, or why the request is refused before a byte of it is read. */
+function parserFor(request: Request, maxFileBytes: number): Busboy | Error {
+  if (!request.is('multipart/form-data')) {
+    return new MediaNotMultipartError();
   }
   const declaredLength = Number(request.headers['content-length']);
-  if (declaredLength > options.maxFileBytes + MULTIPART_OVERHEAD_BYTES) {
-    discardBody(request);
-    return Promise.reject(new MediaTooLargeError(options.maxFileBytes));
+  if (declaredLength > maxFileBytes + MULTIPART_OVERHEAD_BYTES) {
+    return new MediaTooLargeError(maxFileBytes);
   }
-  let parser: Busboy;
   try {
-    parser = busboy({
+    return busboy({
       headers: request.headers,
       defParamCharset: 'utf8',
       // One byte past the limit, so that the service sees the file is too large.
       limits: {
         files: 1,
-        fileSize: options.maxFileBytes + 1,
+        fileSize: maxFileBytes + 1,
         fields: 20,
         fieldSize: 64 * 1024,
         parts: 40,
       },
     });
   } catch {
-    discardBody(request);
-    return Promise.reject(new MediaMalformedMultipartError());
+    return new MediaMalformedMultipartError();
+  }
+}
+
+/** One request's body on its way through the parser, settled once. */
+class FileReception<T> {
+  private settled = false;
+  private accepted: Promise<T> | undefined;
+  private file: Readable | undefined;
+  private readonly otherParts: string[] = [];
+
+  constructor(
+    private readonly request: Request,
+    private readonly parser: Busboy,
+    private readonly options: MultipartFileOptions<T>,
+    private readonly resolve: (result: T) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
+
+  start(): void {
+    this.parser.on('file', (name, stream, info) => this.onFile(name, stream, info));
+    this.parser.on('field', (name) => this.otherParts.push(name));
+    this.parser.on('error', () => this.fail(new MediaMalformedMultipartError()));
+    this.parser.on('finish', () => this.onFinish());
+    this.request.on('close', () => {
+      if (!this.request.complete) {
+        this.fail(new MediaMalformedMultipartError());
+      }
+    });
+    this.request.pipe(this.parser);
   }
 
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    let accepted: Promise<T> | undefined;
-    let file: Readable | undefined;
-    const otherParts: string[] = [];
-
-    const fail = (error: Error): void => {
-      if (settled) {
-        return;
+  private onFile(name: string, stream: Readable, info: FileInfo): void {
+    if (this.settled || this.accepted || name !== this.options.field) {
+      if (name !== this.options.field) {
+        this.otherParts.push(name);
       }
-      settled = true;
-      request.unpipe(parser);
-      // Ends the file stream for whoever still reads it: the storage then aborts and cleans up.
-      file?.destroy(new MediaMalformedMultipartError());
-      discardBody(request);
-      reject(error);
-      accepted?.then((result) => options.undo(result)).catch(() => undefined);
-    };
+      stream.resume();
+      return;
+    }
+    this.file = stream;
+    this.accepted = this.options.accept({
+      filename: info.filename ?? '',
+      declaredType: info.mimeType,
+      stream,
+    });
+    this.accepted.catch((error: unknown) =>
+      this.fail(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
 
-    parser.on('file', (name, stream, info) => {
-      if (settled || accepted || name !== options.field) {
-        if (name !== options.field) {
-          otherParts.push(name);
+  private onFinish(): void {
+    if (!this.accepted) {
+      this.fail(new MediaFileMissingError(this.otherParts));
+      return;
+    }
+    this.accepted.then(
+      (result) => {
+        if (!this.settled) {
+          this.settled = true;
+          this.resolve(result);
         }
-        stream.resume();
-        return;
-      }
-      file = stream;
-      accepted = options.accept({
-        filename: info.filename ?? '',
-        declaredType: info.mimeType,
-        stream,
-      });
-      accepted.catch((error: unknown) =>
-        fail(error instanceof Error ? error : new Error(String(error))),
-      );
-    });
-    parser.on('field', (name) => otherParts.push(name));
-    parser.on('error', () => fail(new MediaMalformedMultipartError()));
-    parser.on('finish', () => {
-      if (!accepted) {
-        fail(new MediaFileMissingError(otherParts));
-        return;
-      }
-      accepted.then(
-        (result) => {
-          if (!settled) {
-            settled = true;
-            resolve(result);
-          }
-        },
-        () => undefined, // already reported through fail()
-      );
-    });
-    request.on('close', () => {
-      if (!request.complete) {
-        fail(new MediaMalformedMultipartError());
-      }
-    });
-    request.pipe(parser);
-  });
+      },
+      () => undefined, // already reported through fail()
+    );
+  }
+
+  private fail(error: Error): void {
+    if (this.settled) {
+      return;
+    }
+    this.settled = true;
+    this.request.unpipe(this.parser);
+    // Ends the file stream for whoever still reads it: the storage then aborts and cleans up.
+    this.file?.destroy(new MediaMalformedMultipartError());
+    discardBody(this.request);
+    this.reject(error);
+    this.accepted?.then((result) => this.options.undo(result)).catch(() => undefined);
+  }
 }
 
 /** Reads and drops what is left of the body, within bounds (see DISCARD_MAX_*). */

@@ -26,56 +26,15 @@ export async function sniffStream(
   maxBytes: number,
 ): Promise<SniffedStream> {
   const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const headChunks: Buffer[] = [];
-  let headLength = 0;
-  let sourceEnded = false;
-  while (headLength < headBytes) {
-    const next = await chunks.next();
-    if (next.done) {
-      sourceEnded = true;
-      break;
-    }
-    headChunks.push(next.value);
-    headLength += next.value.length;
-  }
-  const head = Buffer.concat(headChunks, headLength);
-  const state = { bytesRead: 0, failure: undefined as Error | undefined };
-
-  const count = (chunk: Buffer): Buffer => {
-    state.bytesRead += chunk.length;
-    if (state.bytesRead > maxBytes) {
-      state.failure = new MediaTooLargeError(maxBytes);
-      throw state.failure;
-    }
-    return chunk;
-  };
-
-  async function* replay(): AsyncGenerator<Buffer> {
-    if (head.length > 0) {
-      yield count(head);
-    }
-    if (sourceEnded) {
-      return;
-    }
-    for (;;) {
-      let next: IteratorResult<Buffer>;
-      try {
-        next = await chunks.next();
-      } catch (error) {
-        state.failure ??= error instanceof Error ? error : new Error(String(error));
-        throw error;
-      }
-      if (next.done) {
-        return;
-      }
-      yield count(next.value);
-    }
-  }
-
+  const { head, sourceEnded } = await readHead(chunks, headBytes);
+  const state: ReplayState = { bytesRead: 0, failure: undefined };
   const release = (): void => {
     chunks.return?.().catch(() => undefined);
   };
-  const body = Readable.from(replay(), { objectMode: false, highWaterMark: 64 * 1024 });
+  const body = Readable.from(replay(chunks, head, sourceEnded, state, maxBytes), {
+    objectMode: false,
+    highWaterMark: 64 * 1024,
+  });
   // Whatever stops the replay early (a failure here, the consumer giving up) gives the source
   // up too, so that it never waits for a reader that is gone.
   body.once('close', () => {
@@ -97,4 +56,63 @@ export async function sniffStream(
       release();
     },
   };
+}
+
+interface ReplayState {
+  bytesRead: number;
+  failure: Error | undefined;
+}
+
+async function readHead(
+  chunks: AsyncIterator<Buffer>,
+  headBytes: number,
+): Promise<{ head: Buffer; sourceEnded: boolean }> {
+  const headChunks: Buffer[] = [];
+  let headLength = 0;
+  while (headLength < headBytes) {
+    const next = await chunks.next();
+    if (next.done) {
+      return { head: Buffer.concat(headChunks, headLength), sourceEnded: true };
+    }
+    headChunks.push(next.value);
+    headLength += next.value.length;
+  }
+  return { head: Buffer.concat(headChunks, headLength), sourceEnded: false };
+}
+
+/** The head, then the rest of the source, counted in `state` against `maxBytes`. */
+async function* replay(
+  chunks: AsyncIterator<Buffer>,
+  head: Buffer,
+  sourceEnded: boolean,
+  state: ReplayState,
+  maxBytes: number,
+): AsyncGenerator<Buffer> {
+  const count = (chunk: Buffer): Buffer => {
+    state.bytesRead += chunk.length;
+    if (state.bytesRead > maxBytes) {
+      state.failure = new MediaTooLargeError(maxBytes);
+      throw state.failure;
+    }
+    return chunk;
+  };
+  if (head.length > 0) {
+    yield count(head);
+  }
+  if (sourceEnded) {
+    return;
+  }
+  for (;;) {
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await chunks.next();
+    } catch (error) {
+      state.failure ??= error instanceof Error ? error : new Error(String(error));
+      throw error;
+    }
+    if (next.done) {
+      return;
+    }
+    yield count(next.value);
+  }
 }

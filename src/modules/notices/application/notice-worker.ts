@@ -1,15 +1,5 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
-import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
-import { PgNotifications } from '../../../common/work/pg-notifications';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
-import { AppConfig } from '../../../config/app-config.service';
+import { Injectable, Logger } from '@nestjs/common';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { GatewayConfigUsageRegistry } from '../../gateway/application/gateway-config-usage.registry';
 import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
@@ -30,44 +20,29 @@ export const NOTICE_CHANNEL = 'notices';
  * for the shortest pause among its active senders, and counts towards its figure of the day.
  */
 @Injectable()
-export class NoticeWorker
-  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
-{
+export class NoticeWorker extends BackgroundWorker {
   private readonly logger = new Logger(NoticeWorker.name);
-  private readonly loop = new WorkLoop('notices', () => this.step(), { idleMs: 5_000 });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
-    notifications: this.notifications,
-    channel: NOTICE_CHANNEL,
-  });
 
   constructor(
     private readonly notices: NoticesRepository,
     private readonly gatewayConfigs: GatewayConfigsService,
     private readonly gateway: MessagingGateway,
-    private readonly notifications: PgNotifications,
-    private readonly config: AppConfig,
-    private readonly metrics: Metrics,
     private readonly pacing: InstancePacing,
     private readonly senders: GatewayConfigUsageRegistry,
     private readonly liveness: WorkerLiveness,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.metrics.reportQueueDepth('notices', () => this.notices.countDue(QUEUE_DEPTH_CAP));
-    await this.loopRunner.start();
+    context: WorkerContext,
+  ) {
+    super(context, {
+      name: 'notices',
+      idleMs: 5_000,
+      wakeOn: NOTICE_CHANNEL,
+      queue: { name: 'notices', countDue: (cap) => notices.countDue(cap) },
+      // Its holds are this process's: taken under its liveness lock, ended when it goes.
+      holdsLiveness: true,
+    });
   }
 
-  /** The first stop hook of every module: no loop claims anything from here on. */
-  onModuleDestroy(): void {
-    void this.loopRunner.stop();
-  }
-
-  /** While the database is still open: the step in progress ends and records its work. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loopRunner.stop();
-  }
-
-  private async step(): Promise<number | null> {
+  protected async step(): Promise<number | null> {
     const due = await this.notices.claimDue(20);
     await Promise.all(due.map((notice) => this.send(notice)));
     return due.length > 0 ? 0 : this.notices.msUntilNextDue();

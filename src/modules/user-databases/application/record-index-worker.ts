@@ -1,15 +1,6 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
-import { PgNotifications } from '../../../common/work/pg-notifications';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
-import { AppConfig } from '../../../config/app-config.service';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { IndexRequest, RecordIndexesRepository } from './ports/record-indexes.repository';
 import { INDEX_CHANNEL } from './ports/record-indexes.repository';
 const MAX_ATTEMPTS = 3;
@@ -20,44 +11,22 @@ const MAX_ATTEMPTS = 3;
  * a time per instance; PostgreSQL serializes concurrent builds on the table anyway.
  */
 @Injectable()
-export class RecordIndexWorker
-  implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown
-{
+export class RecordIndexWorker extends BackgroundWorker {
   private readonly logger = new Logger(RecordIndexWorker.name);
-  private readonly loop = new WorkLoop('user-database-indexes', () => this.step(), {
-    idleMs: 30_000,
-    errorBackoffMs: 5_000,
-  });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
-    notifications: this.notifications,
-    channel: INDEX_CHANNEL,
-  });
 
   constructor(
     private readonly indexes: RecordIndexesRepository,
-    private readonly notifications: PgNotifications,
-    private readonly config: AppConfig,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.loopRunner.start();
+    context: WorkerContext,
+  ) {
+    super(context, {
+      name: 'user-database-indexes',
+      idleMs: 30_000,
+      errorBackoffMs: 5_000,
+      wakeOn: INDEX_CHANNEL,
+    });
   }
 
-  /** The first stop hook of every module: no loop claims anything from here on. */
-  onModuleDestroy(): void {
-    void this.loopRunner.stop();
-  }
-
-  /** While the database is still open: the step in progress ends and records its work. */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loopRunner.stop();
-  }
-
-  wake(): void {
-    this.loop.wake();
-  }
-
-  private async step(): Promise<number | null> {
+  protected async step(): Promise<number | null> {
     const request = await this.indexes.claim();
     if (!request) {
       return this.indexes.msUntilNextDue();

@@ -2,7 +2,13 @@ import { AppConfig } from '../../../config/app-config.service';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
+import { statusLiteral } from '../../../common/state/transition-table';
 import { COLUMN_NAME_PATTERN, type ColumnDefinition } from '../domain/column';
+import {
+  RECORD_INDEX_LIFECYCLE,
+  RECORD_INDEX_QUEUED,
+  RECORD_INDEX_WORK_STATES,
+} from '../domain/record-index-state';
 import type { RecordSort } from '../application/ports/records.repository';
 import {
   IndexRequest,
@@ -69,6 +75,15 @@ export function indexDefinition(request: IndexRequest): string {
 const LEASE_SECONDS = 60;
 /** Namespace of the advisory locks held while an index is built or dropped. */
 const BUILD_LOCK_NAMESPACE = 7_346_201;
+
+/** The lifecycle's moves and states as SQL literals (record-index-state.ts). */
+const MOVE = {
+  build: RECORD_INDEX_LIFECYCLE.sql('build'),
+  fail: RECORD_INDEX_LIFECYCLE.sql('fail'),
+  drop: RECORD_INDEX_LIFECYCLE.sql('drop'),
+};
+const QUEUED = statusLiteral(RECORD_INDEX_QUEUED);
+const WORK_STATES = RECORD_INDEX_WORK_STATES.map(statusLiteral).join(', ');
 
 @Injectable()
 export class PgRecordIndexesRepository implements RecordIndexesRepository {
@@ -148,8 +163,8 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
   /** The database is gone: its indexes are dropped by the worker (DROP INDEX CONCURRENTLY). */
   async dropAllOf(manager: EntityManager, databaseId: number): Promise<void> {
     await manager.query(
-      `UPDATE user_database_indexes SET state = 'DROP', locked_until = NULL, attempts = 0, updated_at = now()
-        WHERE database_id = $1`,
+      `UPDATE user_database_indexes SET state = ${MOVE.drop.to}, locked_until = NULL, attempts = 0, updated_at = now()
+        WHERE database_id = $1 AND state IN (${MOVE.drop.from})`,
       [databaseId],
     );
     await manager.query(`SELECT pg_notify($1, '')`, [INDEX_CHANNEL]);
@@ -161,7 +176,7 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
       this.dataSource,
       `UPDATE user_database_indexes SET locked_until = now() + make_interval(secs => $1), attempts = attempts + 1
         WHERE name = (SELECT name FROM user_database_indexes
-                       WHERE state IN ('PENDING', 'DROP') AND (locked_until IS NULL OR locked_until < now())
+                       WHERE state IN (${WORK_STATES}) AND (locked_until IS NULL OR locked_until < now())
                        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
         RETURNING name, database_id AS "databaseId", kind, sort_key AS "sortKey",
                   numeric_sort AS "numericSort", state, attempts`,
@@ -173,8 +188,8 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
   /** Only if still PENDING: a database deleted during the build turned it into DROP. */
   async markReady(name: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE user_database_indexes SET state = 'READY', locked_until = NULL, last_error = NULL, updated_at = now()
-        WHERE name = $1 AND state = 'PENDING'`,
+      `UPDATE user_database_indexes SET state = ${MOVE.build.to}, locked_until = NULL, last_error = NULL, updated_at = now()
+        WHERE name = $1 AND state IN (${MOVE.build.from})`,
       [name],
     );
   }
@@ -191,14 +206,15 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
   /** A request whose database went away before it was built. */
   async markForDrop(name: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE user_database_indexes SET state = 'DROP', locked_until = NULL, updated_at = now() WHERE name = $1`,
+      `UPDATE user_database_indexes SET state = ${MOVE.drop.to}, locked_until = NULL, updated_at = now()
+        WHERE name = $1 AND state IN (${MOVE.drop.from})`,
       [name],
     );
   }
 
   async forget(name: string): Promise<void> {
     await this.dataSource.query(
-      `DELETE FROM user_database_indexes WHERE name = $1 AND state = 'DROP'`,
+      `DELETE FROM user_database_indexes WHERE name = $1 AND state = ${MOVE.drop.to}`,
       [name],
     );
   }
@@ -207,7 +223,7 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     await this.dataSource.query(
       `UPDATE user_database_indexes
           SET last_error = left($2, 500), updated_at = now(),
-              state = CASE WHEN $3 AND state = 'PENDING' THEN 'FAILED' ELSE state END,
+              state = CASE WHEN $3 AND state IN (${MOVE.fail.from}) THEN ${MOVE.fail.to} ELSE state END,
               locked_until = CASE WHEN $3 THEN NULL ELSE now() + interval '1 minute' END
         WHERE name = $1`,
       [name, error, final],
@@ -302,7 +318,7 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     const rows = await queryRows<{ ms: number | null }>(
       this.dataSource,
       `SELECT extract(epoch FROM min(coalesce(locked_until, now())) - now()) * 1000 AS ms
-         FROM user_database_indexes WHERE state IN ('PENDING', 'DROP')`,
+         FROM user_database_indexes WHERE state IN (${WORK_STATES})`,
     );
     return rows[0]?.ms === null || rows[0]?.ms === undefined ? null : Number(rows[0].ms);
   }
@@ -323,12 +339,12 @@ export class PgRecordIndexesRepository implements RecordIndexesRepository {
     const rows = await queryRows<{ queued: boolean }>(
       manager,
       `INSERT INTO user_database_indexes (name, database_id, kind, sort_key, numeric_sort, state, locked_until)
-       SELECT r.name, r.database_id, r.kind, r.sort_key, r.numeric_sort, 'PENDING',
+       SELECT r.name, r.database_id, r.kind, r.sort_key, r.numeric_sort, ${QUEUED},
               CASE WHEN $6::int > 0 THEN now() + make_interval(secs => $6::int) END
          FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::boolean[])
               AS r(name, database_id, kind, sort_key, numeric_sort)
        ON CONFLICT (name) DO UPDATE SET locked_until = EXCLUDED.locked_until
-        WHERE $6::int > 0 AND user_database_indexes.state = 'PENDING' AND user_database_indexes.attempts = 0
+        WHERE $6::int > 0 AND user_database_indexes.state = ${QUEUED} AND user_database_indexes.attempts = 0
        RETURNING xmax = 0 AS queued`,
       [
         requests.map((r) => r.name),

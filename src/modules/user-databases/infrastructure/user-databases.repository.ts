@@ -3,9 +3,11 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import { queryRows } from '../../../database/query-rows';
 import { assertOwned, TenantRepository } from '../../../common/tenancy/owned-resource';
+import { statusLiteral } from '../../../common/state/transition-table';
 import type { ColumnDefinition } from '../domain/column';
 import { UserDatabase } from '../domain/user-database.entity';
 import { USER_DATABASE } from '../domain/user-database.errors';
+import { USER_DATABASE_CREATED } from '../domain/user-database-status';
 import {
   DatabaseCounts,
   UserDatabasesRepository,
@@ -124,7 +126,7 @@ export class PgUserDatabasesRepository
     const inserted = await queryRows<{ id: number }>(
       runner,
       `INSERT INTO user_databases (company_id, name, description, origin, status, row_count, columns, created_at, updated_at)
-       VALUES ($1, $2, $3, 'SYSTEM', 'ACTIVE', 0, $4::jsonb, $5, $5)
+       VALUES ($1, $2, $3, 'SYSTEM', ${statusLiteral(USER_DATABASE_CREATED)}, 0, $4::jsonb, $5, $5)
        ON CONFLICT (company_id) WHERE origin = 'SYSTEM' DO NOTHING
        RETURNING id`,
       [

@@ -1,15 +1,8 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { WebhookDeliveryOutcome } from '../../../common/metrics/metric-labels';
-import { Metrics, QUEUE_DEPTH_CAP } from '../../../common/metrics/metrics';
+import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
-import { PgNotifications } from '../../../common/work/pg-notifications';
-import { WorkLoop } from '../../../common/work/work-loop';
-import { WorkLoopRunner } from '../../../common/work/work-loop-runner';
+import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { AppConfig } from '../../../config/app-config.service';
 import { DeliveryStatus, outcomeOf } from '../domain/webhook-delivery';
 import {
@@ -49,47 +42,35 @@ const ATTEMPT_OUTCOME: Record<Exclude<DeliveryStatus, 'SENDING'>, WebhookDeliver
  * across crashes is the lease's (recoverAbandoned).
  */
 @Injectable()
-export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class WebhookDeliveryWorker extends BackgroundWorker {
   private readonly logger = new Logger(WebhookDeliveryWorker.name);
-  private readonly loop = new WorkLoop('webhook-delivery', () => this.step(), { idleMs: IDLE_MS });
-  private readonly loopRunner = new WorkLoopRunner(this.loop, this.config, {
-    notifications: this.notifications,
-    channel: OUTBOX_CHANNEL,
-    onNotify: () => this.wake(),
-  });
   private readonly leaseMs = this.config.webhookTimeoutMs + LEASE_MARGIN_MS;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
   private readonly outcomes: WebhookOutcomeBatcher;
   private lastRecoveryAt = 0;
   private lastFullCheckAt = 0;
-  /**
-   * Work may have become due while a step ran (an event was committed, an attempt ended). The
-   * loop's wake() only ends a sleep, so a wake-up during a step would be lost and the event
-   * would wait for the poll; the step looks at this instead and claims again at once.
-   */
-  private wokenDuringStep = false;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly sender: WebhookSender,
-    private readonly notifications: PgNotifications,
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
+    context: WorkerContext,
   ) {
+    super(context, {
+      name: 'webhook-delivery',
+      idleMs: IDLE_MS,
+      wakeOn: OUTBOX_CHANNEL,
+      queue: { name: 'webhook_deliveries', countDue: (cap) => deliveries.countDue(cap) },
+    });
     this.outcomes = new WebhookOutcomeBatcher(deliveries, () =>
       this.shutdown.signal.aborted ? null : { leaseMs: this.leaseMs },
     );
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    this.metrics.reportQueueDepth('webhook_deliveries', () =>
-      this.deliveries.countDue(QUEUE_DEPTH_CAP),
-    );
-    if (!(await this.loopRunner.start())) {
-      return;
-    }
+  protected override onStarted(): void {
     this.logger.log(
       {
         retryScheduleMs: this.config.webhookRetryScheduleMs,
@@ -100,23 +81,15 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   /**
-   * Before the database closes: no new claims, in-flight requests cancelled, and their outcome
-   * written (back to the queue at once, logged as interrupted by the shutdown).
+   * The requests in flight are cancelled and their outcomes written: back to the queue at once,
+   * logged as interrupted by the shutdown.
    */
-  async beforeApplicationShutdown(): Promise<void> {
-    const stopping = this.loopRunner.stop();
+  protected override async drain(): Promise<void> {
     this.shutdown.abort();
-    await stopping;
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private wake(): void {
-    this.wokenDuringStep = true;
-    this.loop.wake();
-  }
-
-  private async step(): Promise<number | null> {
-    this.wokenDuringStep = false;
+  protected async step(): Promise<number | null> {
     await this.housekeeping();
     const capacity = MAX_DELIVERIES_IN_FLIGHT - this.inFlight.size;
     const claimed = capacity > 0 ? await this.deliveries.claimDue(capacity, this.leaseMs) : [];
@@ -127,8 +100,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       return 0;
     }
     // Full: the next attempt that ends wakes the loop.
-    const delay = capacity > 0 ? await this.deliveries.msUntilNextDue() : null;
-    return this.wokenDuringStep ? 0 : delay;
+    return capacity > 0 ? this.deliveries.msUntilNextDue() : null;
   }
 
   private start(delivery: ClaimedDelivery): void {
