@@ -206,7 +206,10 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       expect((await pacingState(sql, instance)).quietForSeconds).toBeLessThan(1);
     });
 
-    it('keeps the lease and the instance while the turn goes on', async () => {
+    it.each([
+      ['while the turn goes on', { pauseSeconds: 0, endsTurn: false }],
+      ['when a progress event is due, for the transaction that writes it', { milestoneCount: 1 }],
+    ])('keeps the lease and the instance %s', async (_when, overrides) => {
       const instance = await insertInstance(sql, company, { heldBy: WORKER });
       const { id, contact } = await begun(instance);
 
@@ -214,26 +217,11 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
         null,
         id,
         WORKER,
-        delivery(contact.id, { pauseSeconds: 0, endsTurn: false }),
+        delivery(contact.id, overrides),
       );
 
-      expect(recorded).toMatchObject({ leaseHeld: true, contactMoved: true });
+      expect(recorded).toMatchObject({ leaseHeld: true, contactMoved: true, sentContacts: 1 });
       expect(await pacingState(sql, instance)).toMatchObject({ heldBy: WORKER, sentOnDay: 0 });
-    });
-
-    it('keeps the lease when a progress event is due, for the transaction that writes it', async () => {
-      const instance = await insertInstance(sql, company, { heldBy: WORKER });
-      const { id, contact } = await begun(instance);
-
-      const recorded = await outcomes.recordDelivered(
-        null,
-        id,
-        WORKER,
-        delivery(contact.id, { milestoneCount: 1 }),
-      );
-
-      expect(recorded).toMatchObject({ leaseHeld: true, sentContacts: 1 });
-      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: WORKER });
     });
 
     it('stores the long pause the domain decided on', async () => {

@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../../src/database/data-source-options';
 import { runMigrations } from '../../../src/database/migrate';
+import { createDedicatedDatabase } from '../../e2e/foundation/helpers/databases';
 
 /**
  * A migrated database of the spec's own on the test server, with a DataSource on it (what the
@@ -16,23 +17,12 @@ export interface EngineDatabase {
 }
 
 export async function openEngineDatabase(suffix: string): Promise<EngineDatabase> {
-  const serverUrl = process.env.TEST_SERVER_URL;
-  const runName = process.env.TEST_DATABASE_NAME;
-  if (!serverUrl || !runName || !/test/.test(runName)) {
-    throw new Error(
-      'TEST_SERVER_URL and TEST_DATABASE_NAME are set by test/support/global-setup.js',
-    );
-  }
-  const name = `${runName}_${suffix}`;
-  await onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await onServer(serverUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const database = await createDedicatedDatabase(suffix);
   Logger.overrideLogger(false);
-  await runMigrations(url.toString());
-  const dataSource = new DataSource(dataSourceOptions(url.toString(), { poolSize: 4 }));
+  await runMigrations(database.url);
+  const dataSource = new DataSource(dataSourceOptions(database.url, { poolSize: 4 }));
   await dataSource.initialize();
-  const sql = new Pool({ connectionString: url.toString(), max: 2 });
+  const sql = new Pool({ connectionString: database.url, max: 2 });
   sql.on('error', () => undefined);
   return {
     dataSource,
@@ -40,17 +30,7 @@ export async function openEngineDatabase(suffix: string): Promise<EngineDatabase
     close: async () => {
       await sql.end();
       await dataSource.destroy();
-      await onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await database.drop();
     },
   };
-}
-
-async function onServer(serverUrl: string, statement: string): Promise<void> {
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(statement);
-  } finally {
-    await admin.end();
-  }
 }

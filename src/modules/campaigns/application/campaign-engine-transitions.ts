@@ -23,10 +23,11 @@ import { allProcessed, CampaignCounts, progressStepOf } from '../domain/campaign
 import type { CampaignCounters, DispatchCampaign } from '../domain/dispatch-records';
 import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
 import { DispatchLeaseRepository } from '../infrastructure/dispatch-lease.repository';
-import { DispatchOutcomeRepository } from '../infrastructure/dispatch-outcome.repository';
+import {
+  DispatchOutcomeRepository,
+  EngineStop,
+} from '../infrastructure/dispatch-outcome.repository';
 import { CampaignLifecycle } from './campaign-lifecycle';
-
-type EngineStop = 'fail' | 'pause';
 
 /** What differs between the engine failing a campaign and pausing it; the rest is one path. */
 const STOPS: Record<
@@ -181,10 +182,7 @@ export class CampaignEngineTransitions {
     reason: string,
     notify: boolean,
   ): Promise<void> {
-    const counters =
-      how === 'fail'
-        ? await this.outcomes.fail(tx, campaign.id, reason)
-        : await this.outcomes.pause(tx, campaign.id, reason);
+    const counters = await this.outcomes.stop(tx, campaign.id, how, reason);
     if (!counters) {
       await this.leases.release(tx, campaign.id, this.liveness.workerId);
       return;

@@ -28,6 +28,15 @@ import {
  */
 const TURN_ENDS = `(locked_by = $5 AND $8::boolean AND sent_contacts + failed_contacts + moved.n < $9::int)`;
 
+/** How the engine stops a campaign: it fails, or it pauses for a person to look. */
+export type EngineStop = 'fail' | 'pause';
+
+/** What each stop writes besides the lease: its status, its reason ($3) and its time. */
+const STOP_COLUMNS: Record<EngineStop, string> = {
+  fail: `status = ${CAMPAIGN_MOVE.fail.to}, failure_reason = $3, completed_at = now(), next_send_at = NULL`,
+  pause: `status = ${CAMPAIGN_MOVE.pause.to}, pause_reason = $3, paused_at = now(), internal_error_streak = 0`,
+};
+
 /**
  * What a send's outcome writes: the contact's transition (guarded by the statuses the
  * transition table allows it from) and the campaign's counters, which move in the same
@@ -218,36 +227,23 @@ export class DispatchOutcomeRepository {
     return rows[0] ?? null;
   }
 
-  /** FAILED with its reason; null when it may not fail (no longer running). */
-  async fail(
+  /**
+   * The engine stops the campaign with its reason: FAILED, or its own pause (our repeated
+   * errors, a deactivated company, a ban signal); the lease ends with it. Null when the move
+   * no longer applies (the campaign is no longer running).
+   */
+  async stop(
     tx: Transaction,
     campaignId: number,
+    how: EngineStop,
     reason: string,
   ): Promise<CampaignCounters | null> {
     const rows = await queryRows<CampaignCounters>(
       tx,
-      `UPDATE campaigns SET status = ${CAMPAIGN_MOVE.fail.to}, failure_reason = $3, completed_at = now(), next_send_at = NULL,
-              locked_until = NULL, locked_by = NULL, updated_at = now()
+      `UPDATE campaigns SET ${STOP_COLUMNS[how]}, locked_until = NULL, locked_by = NULL, updated_at = now()
         WHERE id = $1 AND status = ANY($2)
         RETURNING ${COUNTER_COLUMNS}`,
-      [campaignId, statusesAllowing('fail'), reason],
-    );
-    return rows[0] ?? null;
-  }
-
-  /** The engine's own pause (our repeated errors, a deactivated company), with its reason. */
-  async pause(
-    tx: Transaction,
-    campaignId: number,
-    reason: string,
-  ): Promise<CampaignCounters | null> {
-    const rows = await queryRows<CampaignCounters>(
-      tx,
-      `UPDATE campaigns SET status = ${CAMPAIGN_MOVE.pause.to}, paused_at = now(), pause_reason = $3, internal_error_streak = 0,
-              locked_until = NULL, locked_by = NULL, updated_at = now()
-        WHERE id = $1 AND status = ANY($2)
-        RETURNING ${COUNTER_COLUMNS}`,
-      [campaignId, statusesAllowing('pause'), reason],
+      [campaignId, statusesAllowing(how), reason],
     );
     return rows[0] ?? null;
   }
