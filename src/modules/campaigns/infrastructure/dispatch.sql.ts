@@ -58,15 +58,16 @@ export const CAMPAIGN_MOVE = {
  * After a message of campaign $1's gateway instance, each other ACTIVE campaign of the instance
  * waits a pause of its own, drawn in its [min, max]: the instance is quiet that long before that
  * campaign sends, and the claim's due scan stays small. `runs` says when it applies. A campaign
- * already waiting longer than its draw keeps its row as it is (no new row version to write).
+ * already waiting past its longest pause cannot move: its row is left as it is (no new row
+ * version to write).
  */
 export function instanceSiblingsWait(runs: string): string {
-  return `UPDATE campaigns s SET next_send_at = drawn.at
-            FROM (SELECT id, now() + make_interval(secs => min_interval + random() * (max_interval - min_interval)) AS at
-                    FROM campaigns
-                   WHERE ${runs} AND status = 'ACTIVE' AND id <> $1
-                     AND gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = $1)) drawn
-           WHERE s.id = drawn.id AND s.status = 'ACTIVE' AND s.next_send_at < drawn.at`;
+  return `UPDATE campaigns s
+             SET next_send_at = greatest(s.next_send_at, now() + make_interval(
+                   secs => s.min_interval + random() * (s.max_interval - s.min_interval)))
+           WHERE ${runs} AND s.status = 'ACTIVE' AND s.id <> $1
+             AND s.gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = $1)
+             AND s.next_send_at < now() + make_interval(secs => s.max_interval)`;
 }
 
 /** Whether the contact row `c` is on its company's active block list, when the company uses one. */
