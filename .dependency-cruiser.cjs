@@ -81,8 +81,18 @@ module.exports = {
           '^src/modules/[^/]+/[^/]+[.]module[.]ts$',
           '^src/modules/[^/]+/api/[^/]+[.](dto|response)[.]ts$',
           '^src/modules/auth/api/guards/',
+          '^src/modules/gateway/infrastructure/instance-pacing[.]sql[.]ts$',
         ],
       },
+    },
+    {
+      name: 'instance-pacing-sql-for-the-engine',
+      severity: 'error',
+      comment:
+        "The gateway's instance_pacing SQL is shared with the campaign engine's statements only: the claim holds " +
+        'the instance and the delivery releases it in the same statement (docs/PERFORMANCE.md, "Pacing accuracy").',
+      from: { pathNot: ['^src/modules/gateway/infrastructure/', '^src/modules/campaigns/infrastructure/dispatch-'] },
+      to: { path: '^src/modules/gateway/infrastructure/instance-pacing[.]sql[.]ts$' },
     },
     {
       name: 'published-api-only-to-api',

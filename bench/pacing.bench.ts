@@ -3,7 +3,9 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
-import { PgDispatchRepository } from '../src/modules/campaigns/infrastructure/dispatch.repository';
+import type { AppConfig } from '../src/config/app-config.service';
+import { DispatchClaimRepository } from '../src/modules/campaigns/infrastructure/dispatch-claim.repository';
+import { DispatchMonitoringRepository } from '../src/modules/campaigns/infrastructure/dispatch-monitoring.repository';
 import { FakeEvolutionApi } from '../test/support/fake-evolution-api';
 import { registerBenchCompany, requestJson, type BenchCompany } from './support/api';
 import {
@@ -668,15 +670,21 @@ interface ExplainFigures {
  */
 async function explainEngineStatements(url: string): Promise<ExplainFigures> {
   const captured: Array<{ text: string; params: unknown[] }> = [];
+  const capture = (text: string, params: unknown[] = []): Promise<unknown> => {
+    captured.push({ text, params });
+    return Promise.resolve({ rows: [] });
+  };
+  // Both statements are prepared ones, sent through the pool (see queryPrepared).
   const recorder = {
-    query: (text: string, params: unknown[] = []): Promise<unknown[]> => {
-      captured.push({ text, params });
-      return Promise.resolve([]);
+    driver: {
+      master: {
+        query: (config: { text: string; values: unknown[] }) => capture(config.text, config.values),
+      },
     },
   } as unknown as DataSource;
-  const repository = new PgDispatchRepository(recorder);
-  await repository.claimDue('bench-explain', 128, 120, []);
-  await repository.msUntilNextDue();
+  const config = { appTimezone: process.env.APP_TIMEZONE ?? 'America/Sao_Paulo' } as AppConfig;
+  await new DispatchClaimRepository(recorder, config).claimDue('bench-explain', 128, 120, []);
+  await new DispatchMonitoringRepository(recorder).msUntilNextDue();
   const [claim, nextDue] = captured;
   const client = new Pool({ connectionString: url, max: 1 });
   client.on('error', () => undefined);

@@ -5,7 +5,7 @@ import { AppConfig } from '../../src/config/app-config.service';
 import { MessagingGateway } from '../../src/modules/gateway/domain/messaging-gateway';
 import { CampaignDispatcher } from '../../src/modules/campaigns/application/campaign-dispatcher';
 import { CampaignGatewayTargets } from '../../src/modules/campaigns/application/campaign-gateway-targets';
-import { DispatchRepository } from '../../src/modules/campaigns/application/ports/dispatch.repository';
+import { DispatchClaimRepository } from '../../src/modules/campaigns/infrastructure/dispatch-claim.repository';
 import { MAX_SEND_ATTEMPTS } from '../../src/modules/campaigns/domain/send-outcome';
 import { INTERNAL_ERRORS_BEFORE_PAUSE } from '../../src/modules/campaigns/domain/campaign-stops';
 import { campaignBody, connectedInstance, phones } from '../support/campaigns';
@@ -27,7 +27,7 @@ describe('CampaignDispatcher, step by step', () => {
   let t: TestApp;
   let pool: Pool;
   let dispatcher: CampaignDispatcher;
-  let repository: DispatchRepository;
+  let claims: DispatchClaimRepository;
   let company: TestCompany;
 
   beforeAll(async () => {
@@ -36,7 +36,7 @@ describe('CampaignDispatcher, step by step', () => {
     t = await startAppOn(database.url, { ROLE: 'api', RECONCILE_DELAYS_MS: '60000' });
     pool = sqlPool(database.url, 2);
     dispatcher = t.app.get(CampaignDispatcher);
-    repository = t.app.get(DispatchRepository);
+    claims = t.app.get(DispatchClaimRepository);
     company = await TestCompany.register(t.http);
   });
   afterEach(() => {
@@ -65,13 +65,18 @@ describe('CampaignDispatcher, step by step', () => {
   /** Claims the due campaigns, gives back all but `campaignId`, and runs its turn. */
   async function step(campaignId: number): Promise<void> {
     const leaseSeconds = t.app.get(AppConfig).dispatchLeaseSeconds;
-    const claims = await repository.claimDue(dispatcher.workerId, 100, leaseSeconds, []);
-    const others = claims.filter((claim) => claim.id !== campaignId).map((claim) => claim.id);
+    const claimed = await claims.claimDue(dispatcher.workerId, 100, leaseSeconds, []);
+    const others = claimed.filter((claim) => claim.id !== campaignId).map((claim) => claim.id);
+    // The claim held the others' instances too: both go back.
     await pool.query(
-      `UPDATE campaigns SET locked_by = NULL, locked_until = NULL WHERE id = ANY($1::int[])`,
-      [others],
+      `WITH instances AS (
+         UPDATE instance_pacing SET held_by = NULL, held_until = NULL
+          WHERE held_by = $2
+            AND gateway_config_id IN (SELECT gateway_config_id FROM campaigns WHERE id = ANY($1::int[])))
+       UPDATE campaigns SET locked_by = NULL, locked_until = NULL WHERE id = ANY($1::int[])`,
+      [others, dispatcher.workerId],
     );
-    const claim = claims.find((claimed) => claimed.id === campaignId);
+    const claim = claimed.find((one) => one.id === campaignId);
     if (!claim) {
       throw new Error(`campaign ${campaignId} was not due`);
     }

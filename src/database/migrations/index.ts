@@ -19,6 +19,7 @@ import { GatewayEventsIsolated1763920000000 } from './1763920000000-GatewayEvent
 import { WaitForInstance1763940000000 } from './1763940000000-WaitForInstance';
 import { GatewayEventFaults1763950000000 } from './1763950000000-GatewayEventFaults';
 import { GatewayEventsInTurn1763950000001 } from './1763950000001-GatewayEventsInTurn';
+import { RoomForLeaseUpdates1763960000000 } from './1763960000000-RoomForLeaseUpdates';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   WaitForInstance1763940000000,
   GatewayEventFaults1763950000000,
   GatewayEventsInTurn1763950000001,
+  RoomForLeaseUpdates1763960000000,
 ];

@@ -26,8 +26,11 @@ import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
 import { CampaignsRepository } from './infrastructure/campaigns.repository';
 import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
-import { DispatchRepository } from './application/ports/dispatch.repository';
-import { PgDispatchRepository } from './infrastructure/dispatch.repository';
+import { DispatchClaimRepository } from './infrastructure/dispatch-claim.repository';
+import { DispatchOutcomeRepository } from './infrastructure/dispatch-outcome.repository';
+import { DispatchLeaseRepository } from './infrastructure/dispatch-lease.repository';
+import { DispatchMonitoringRepository } from './infrastructure/dispatch-monitoring.repository';
+import { UnrecordedSentRepository } from './infrastructure/unrecorded-sent.repository';
 import { ReconciliationRepository } from './infrastructure/reconciliation.repository';
 import { MediaModule } from '../media/media.module';
 import { UserDatabaseContactVariables } from '../user-databases/application/user-database-contact-variables';
@@ -47,7 +50,11 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignsService,
     CampaignGatewayCheck,
     CampaignsRepository,
-    { provide: DispatchRepository, useClass: PgDispatchRepository },
+    DispatchClaimRepository,
+    DispatchOutcomeRepository,
+    DispatchLeaseRepository,
+    DispatchMonitoringRepository,
+    UnrecordedSentRepository,
     CampaignDispatcher,
     CampaignMessageSender,
     SendOutcomeRecorder,

@@ -5,7 +5,7 @@ import type {
   CampaignCounters,
   ContactToSend,
   DispatchCampaign,
-} from '../../campaigns/application/ports/dispatch.repository';
+} from '../../campaigns/domain/dispatch-records';
 import { runEndingOf } from '../domain/automation-run';
 import { AutomationRunsRepository } from '../infrastructure/automation-runs.repository';
 

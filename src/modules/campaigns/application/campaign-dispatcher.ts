@@ -5,18 +5,14 @@ import { Clock } from '../../../common/time/clock';
 import { nextWindowOpening } from '../../../common/time/sending-window';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
-import { managerOf } from '../../../database/transactions';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
-import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
+import { InstancePacing, SlotAnswer } from '../../gateway/application/ports/instance-pacing';
 import { isFirstSend } from '../domain/campaign-stats';
 import { COMPANY_INACTIVE_REASON } from '../domain/campaign-stops';
 import { drawPauses, messagesPerTurn } from '../domain/send-pauses';
-import {
-  ClaimedCampaign,
-  ContactToSend,
-  DispatchCampaign,
-  DispatchRepository,
-} from './ports/dispatch.repository';
+import type { ClaimedCampaign, ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
+import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
+import { DispatchLeaseRepository } from '../infrastructure/dispatch-lease.repository';
 import { CampaignEngineTransitions } from './campaign-engine-transitions';
 import { CampaignLifecycle } from './campaign-lifecycle';
 import { CampaignMessageSender } from './campaign-message.sender';
@@ -31,6 +27,8 @@ interface BegunSend {
 /** What a turn on the instance came to: messages that went out or may have. */
 interface InstanceTurn {
   sent: number;
+  /** A delivery statement ended the turn: it counted the messages and ended the hold. */
+  released: boolean;
 }
 
 /**
@@ -46,7 +44,8 @@ export class CampaignDispatcher {
   private stopping = false;
 
   constructor(
-    private readonly repository: DispatchRepository,
+    private readonly claims: DispatchClaimRepository,
+    private readonly leases: DispatchLeaseRepository,
     private readonly sender: CampaignMessageSender,
     private readonly recorder: SendOutcomeRecorder,
     private readonly transitions: CampaignEngineTransitions,
@@ -72,7 +71,7 @@ export class CampaignDispatcher {
   /**
    * One turn of the leased campaign on its gateway instance: when its window is open and the
    * instance may send (nobody else holds it, its pause ran, its figure of the day is not
-   * reached), it sends its next message, and the ones after it while they are due at once
+   * reached: the claim held it, or InstancePacing holds it now), it sends its next message, and the ones after it while they are due at once
    * (zero intervals), up to MESSAGES_PER_LEASE and the instance's quota of the day; then the
    * instance waits the pause drawn for the last message. Otherwise the campaign waits for the
    * window, the instance's next day or its next slot.
@@ -86,24 +85,40 @@ export class CampaignDispatcher {
       ? nextWindowOpening(claim.sendingWindow, this.clock.now())
       : null;
     if (opensAt) {
-      return this.repository.defer(claim.id, this.workerId, opensAt, 'OUTSIDE_WINDOW');
+      const { instanceHeld } = claim;
+      return this.leases.defer(claim.id, this.workerId, {
+        until: opensAt,
+        reason: 'OUTSIDE_WINDOW',
+        instanceHeld,
+      });
     }
-    const slot = await this.pacing.hold(
+    const slot = await this.holdInstance(claim);
+    if (!slot.held) {
+      const reason = slot.reason === 'DAILY_LIMIT' ? 'DAILY_LIMIT' : null;
+      const until = slot.retryAt;
+      return this.leases.defer(claim.id, this.workerId, { until, reason, instanceHeld: false });
+    }
+    const turn: InstanceTurn = { sent: 0, released: false };
+    try {
+      await this.sendTurn(claim, messagesPerTurn(slot.quota), turn);
+    } finally {
+      if (!turn.released) {
+        await this.pacing.release(claim.gatewayConfigId, this.workerId, turn);
+      }
+    }
+  }
+
+  /** The hold the claim took, or one taken now (the claim could not: see ClaimedCampaign). */
+  private holdInstance(claim: ClaimedCampaign): Promise<SlotAnswer> {
+    if (claim.instanceHeld) {
+      return Promise.resolve({ held: true, quota: claim.quota });
+    }
+    return this.pacing.hold(
       claim.gatewayConfigId,
       this.workerId,
       this.config.dispatchLeaseSeconds,
       claim.minInterval,
     );
-    if (!slot.held) {
-      const reason = slot.reason === 'DAILY_LIMIT' ? 'DAILY_LIMIT' : null;
-      return this.repository.defer(claim.id, this.workerId, slot.retryAt, reason);
-    }
-    const turn: InstanceTurn = { sent: 0 };
-    try {
-      await this.sendTurn(claim, messagesPerTurn(slot.quota), turn);
-    } finally {
-      await this.pacing.release(claim.gatewayConfigId, this.workerId, turn);
-    }
   }
 
   /**
@@ -126,7 +141,7 @@ export class CampaignDispatcher {
       }
       if (this.stopping) {
         // Shutdown began after the last message: hand the campaign to another worker now.
-        return this.repository.releaseLease(claim.id, this.workerId);
+        return this.leases.release(null, claim.id, this.workerId);
       }
       send = await this.beginLeasedSend(claim.id);
     }
@@ -153,13 +168,17 @@ export class CampaignDispatcher {
       return false;
     }
     turn.sent += 1;
-    const goOn = await this.recorder.recordDelivered(
+    const { goOn, instanceReleased } = await this.recorder.recordDelivered(
       campaign,
       contact,
       outcome,
       pauses,
-      mayContinue && !this.stopping && this.liveness.holdsLock,
+      {
+        mayContinue: mayContinue && !this.stopping && this.liveness.holdsLock,
+        messages: turn.sent,
+      },
     );
+    turn.released = instanceReleased;
     if (campaign.disconnectedSince || isFirstSend(campaign)) {
       // Once per campaign and after each disconnection, not per message, and after the
       // delivery is recorded: the configuration shows the instance open again.
@@ -195,7 +214,7 @@ export class CampaignDispatcher {
    */
   private async takeOver(campaignId: number): Promise<void> {
     const interrupted = await this.unitOfWork.run(async (tx) => {
-      const campaign = await this.repository.lockCampaign(managerOf(tx), campaignId);
+      const campaign = await this.claims.lockCampaign(tx, campaignId);
       return campaign?.lockedBy === this.workerId ? this.doubtInterruptedSends(tx, campaign) : 0;
     });
     this.metrics.countMessages('uncertain', 'interrupted', interrupted);
@@ -209,8 +228,8 @@ export class CampaignDispatcher {
     tx: Transaction,
     campaign: DispatchCampaign,
   ): Promise<number> {
-    const interrupted = await this.repository.doubtInterruptedSends(
-      managerOf(tx),
+    const interrupted = await this.claims.doubtInterruptedSends(
+      tx,
       campaign.id,
       this.config.reconcileDelaysMs[0],
     );
@@ -221,7 +240,7 @@ export class CampaignDispatcher {
       );
     }
     for (const contact of interrupted) {
-      await this.lifecycle.contactSent(managerOf(tx), campaign, contact);
+      await this.lifecycle.contactSent(tx, campaign, contact);
     }
     return interrupted.length;
   }
@@ -231,7 +250,7 @@ export class CampaignDispatcher {
    * deactivated, nothing ready) goes through beginSend's transaction, which handles it.
    */
   private async beginLeasedSend(campaignId: number): Promise<BegunSend | null> {
-    const { campaign, contact } = await this.repository.beginLeasedSend(
+    const { campaign, contact } = await this.claims.beginLeasedSend(
       campaignId,
       this.workerId,
       this.config.dispatchLeaseSeconds,
@@ -245,20 +264,19 @@ export class CampaignDispatcher {
   /** Begins a send under the campaign's row lock, or settles why none may begin. */
   private beginSend(campaignId: number): Promise<BegunSend | null> {
     return this.unitOfWork.run(async (tx) => {
-      const manager = managerOf(tx);
-      const campaign = await this.repository.lockCampaign(manager, campaignId);
+      const campaign = await this.claims.lockCampaign(tx, campaignId);
       if (!campaign || campaign.lockedBy !== this.workerId) {
         return null;
       }
       if (campaign.status !== 'ACTIVE') {
-        await this.repository.release(manager, campaignId, this.workerId, null);
+        await this.leases.release(tx, campaignId, this.workerId);
         return null;
       }
       if (!campaign.companyActive) {
         await this.transitions.pause(tx, campaign, COMPANY_INACTIVE_REASON, false);
         return null;
       }
-      const contact = await this.repository.takeNextContact(manager, campaignId);
+      const contact = await this.claims.takeNextContact(tx, campaignId);
       if (contact) {
         return { campaign, contact };
       }
@@ -269,12 +287,11 @@ export class CampaignDispatcher {
 
   /** No contact is ready: look again at the next retry or reconciliation, or complete. */
   private async settleWithoutContact(tx: Transaction, campaign: DispatchCampaign): Promise<void> {
-    const manager = managerOf(tx);
-    const lookAt = await this.repository.nextLookAt(manager, campaign.id);
+    const lookAt = await this.claims.nextLookAt(tx, campaign.id);
     if (lookAt) {
-      await this.repository.release(manager, campaign.id, this.workerId, lookAt);
+      await this.leases.release(tx, campaign.id, this.workerId, lookAt);
     } else if (!(await this.transitions.complete(tx, campaign))) {
-      await this.repository.release(manager, campaign.id, this.workerId, null);
+      await this.leases.release(tx, campaign.id, this.workerId);
     }
   }
 }

@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import { Clock } from '../../../common/time/clock';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
-import { managerOf } from '../../../database/transactions';
 import { NoticeQueue } from '../../notices/application/ports/notice.queue';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import {
@@ -20,14 +19,14 @@ import {
   pausedNotice,
 } from '../domain/campaign-notices';
 import { allProcessed, CampaignCounts, progressStepOf } from '../domain/campaign-stats';
+import type { CampaignCounters, DispatchCampaign } from '../domain/dispatch-records';
+import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
+import { DispatchLeaseRepository } from '../infrastructure/dispatch-lease.repository';
 import {
-  CampaignCounters,
-  DispatchCampaign,
-  DispatchRepository,
-} from './ports/dispatch.repository';
+  DispatchOutcomeRepository,
+  EngineStop,
+} from '../infrastructure/dispatch-outcome.repository';
 import { CampaignLifecycle } from './campaign-lifecycle';
-
-type EngineStop = 'fail' | 'pause';
 
 /** What differs between the engine failing a campaign and pausing it; the rest is one path. */
 const STOPS: Record<
@@ -63,7 +62,9 @@ export class CampaignEngineTransitions {
   private readonly logger = new Logger(CampaignEngineTransitions.name);
 
   constructor(
-    private readonly repository: DispatchRepository,
+    private readonly claims: DispatchClaimRepository,
+    private readonly outcomes: DispatchOutcomeRepository,
+    private readonly leases: DispatchLeaseRepository,
     private readonly outbox: OutboxWriter,
     private readonly notices: NoticeQueue,
     private readonly lifecycle: CampaignLifecycle,
@@ -90,7 +91,7 @@ export class CampaignEngineTransitions {
       this.clock.now(),
     );
     if (step > counters.progressStep) {
-      await this.repository.setProgressStep(managerOf(tx), campaign.id, step);
+      await this.outcomes.setProgressStep(tx, campaign.id, step);
     }
     await this.appendEvents(tx, campaign, events);
     if (allProcessed(counters) && counters.status === 'ACTIVE') {
@@ -103,7 +104,7 @@ export class CampaignEngineTransitions {
    * completed event and notice; answers whether it did.
    */
   async complete(tx: Transaction, campaign: DispatchCampaign): Promise<boolean> {
-    const counters = await this.repository.complete(managerOf(tx), campaign.id);
+    const counters = await this.outcomes.complete(tx, campaign.id);
     if (!counters) {
       return false;
     }
@@ -113,9 +114,9 @@ export class CampaignEngineTransitions {
       ...progressEvents(campaign, counters, counters.progressStep, step, now),
       completedEvent(campaign, counters, now),
     ]);
-    await this.repository.setProgressStep(managerOf(tx), campaign.id, step);
+    await this.outcomes.setProgressStep(tx, campaign.id, step);
     await this.notify(tx, campaign, completionNotice(campaign, counters));
-    await this.lifecycle.campaignEnded(managerOf(tx), campaign, counters, null);
+    await this.lifecycle.campaignEnded(tx, campaign, counters, null);
     return true;
   }
 
@@ -152,7 +153,7 @@ export class CampaignEngineTransitions {
    */
   async pauseNow(campaignId: number, reason: string): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
-      const campaign = await this.repository.lockCampaign(managerOf(tx), campaignId);
+      const campaign = await this.claims.lockCampaign(tx, campaignId);
       if (campaign) {
         await this.pause(tx, campaign, reason, false);
       }
@@ -164,7 +165,7 @@ export class CampaignEngineTransitions {
     if (!campaign.notificationPhone) {
       return;
     }
-    await this.notices.enqueue(managerOf(tx), {
+    await this.notices.enqueue(tx, {
       companyId: campaign.companyId,
       gatewayConfigId: campaign.gatewayConfigId,
       phoneNumber: campaign.notificationPhone,
@@ -180,13 +181,9 @@ export class CampaignEngineTransitions {
     reason: string,
     notify: boolean,
   ): Promise<void> {
-    const manager = managerOf(tx);
-    const counters =
-      how === 'fail'
-        ? await this.repository.fail(manager, campaign.id, reason)
-        : await this.repository.pause(manager, campaign.id, reason);
+    const counters = await this.outcomes.stop(tx, campaign.id, how, reason);
     if (!counters) {
-      await this.repository.release(manager, campaign.id, this.liveness.workerId, null);
+      await this.leases.release(tx, campaign.id, this.liveness.workerId);
       return;
     }
     const stop = STOPS[how];
@@ -198,7 +195,7 @@ export class CampaignEngineTransitions {
       await this.notify(tx, campaign, stop.notice(campaign, counters, reason));
     }
     if (stop.ends) {
-      await this.lifecycle.campaignEnded(manager, campaign, counters, reason);
+      await this.lifecycle.campaignEnded(tx, campaign, counters, reason);
     }
   }
 
@@ -209,7 +206,7 @@ export class CampaignEngineTransitions {
     events: CampaignEvent[],
   ): Promise<void> {
     if (campaign.automationRunId === null) {
-      await this.outbox.append(managerOf(tx), events);
+      await this.outbox.append(tx, events);
     }
   }
 }

@@ -1,10 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
-import type {
-  CampaignCounters,
-  ContactToSend,
-  DispatchCampaign,
-} from './ports/dispatch.repository';
+import type { CampaignCounters, ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
 
 /**
  * Other modules' part in a send, inside the engine's own transaction: automations keep their

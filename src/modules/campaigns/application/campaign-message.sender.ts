@@ -20,7 +20,7 @@ import {
   SendOutcome,
   unexpectedErrorOutcome,
 } from '../domain/send-outcome';
-import type { ContactToSend, DispatchCampaign } from './ports/dispatch.repository';
+import type { ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
 import { CampaignGatewayTargets } from './campaign-gateway-targets';
 import { ContactVariablesProvider } from './contact-variables.provider';
 import { GatewayMediaPreparer } from './gateway-media.preparer';

@@ -5,7 +5,7 @@ import { Metrics } from '../../../common/metrics/metrics';
 import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
-import { managerOf } from '../../../database/transactions';
+import { milestoneCount, pauseAfterDelivery } from '../domain/delivery-rules';
 import { banSignalOf } from '../domain/ban-signals';
 import { disconnectedNotice } from '../domain/campaign-notices';
 import { allProcessed, progressStepOf } from '../domain/campaign-stats';
@@ -26,13 +26,18 @@ import {
   UnsentOutcome,
 } from '../domain/send-outcome';
 import { nextIsDueAtOnce, pauseMsOf, SendPauses } from '../domain/send-pauses';
-import {
+import { watchedCountsOfFailure } from '../domain/watched-counts';
+import type {
   CampaignCounters,
   ContactToSend,
+  Delivery,
+  DeliveryRecorded,
   DispatchCampaign,
-  DispatchRepository,
   Requeue,
-} from './ports/dispatch.repository';
+  RequeueResult,
+} from '../domain/dispatch-records';
+import { DispatchLeaseRepository, Reschedule } from '../infrastructure/dispatch-lease.repository';
+import { DispatchOutcomeRepository } from '../infrastructure/dispatch-outcome.repository';
 import { CampaignEngineTransitions } from './campaign-engine-transitions';
 import { CampaignLifecycle } from './campaign-lifecycle';
 
@@ -40,6 +45,14 @@ import { CampaignLifecycle } from './campaign-lifecycle';
 interface CountedContact {
   outcome: MessageOutcome;
   reason: MessageReason;
+}
+
+/** What became of the turn on the instance after a delivery. */
+export interface AfterDelivery {
+  /** The next message goes now, under the same lease. */
+  goOn: boolean;
+  /** The delivery statement ended the turn: the instance's hold ended and its messages were counted. */
+  instanceReleased: boolean;
 }
 
 /**
@@ -52,7 +65,8 @@ export class SendOutcomeRecorder {
   private readonly logger = new Logger(SendOutcomeRecorder.name);
 
   constructor(
-    private readonly repository: DispatchRepository,
+    private readonly outcomes: DispatchOutcomeRepository,
+    private readonly leases: DispatchLeaseRepository,
     private readonly transitions: CampaignEngineTransitions,
     private readonly lifecycle: CampaignLifecycle,
     private readonly unitOfWork: UnitOfWork,
@@ -66,30 +80,40 @@ export class SendOutcomeRecorder {
   }
 
   /**
-   * Records a delivered message, then writes the progress events when a step was crossed,
-   * and gives the lease back unless the next message is due at once (and `mayContinue`).
-   * Answers whether to send it.
+   * Records a delivered message — the turn's `turnMessages`-th — and when the turn ends with
+   * it (no next message due at once, or not `mayContinue`), gives the lease and the instance
+   * back in the same statement; when a progress step was crossed, the events are written and
+   * the lease given back after them.
    */
   async recordDelivered(
     campaign: DispatchCampaign,
     contact: ContactToSend,
     outcome: DeliveredOutcome,
     pauses: SendPauses,
-    mayContinue: boolean,
-  ): Promise<boolean> {
-    const counters = await this.storeDelivered(campaign, contact, outcome, pauses);
+    turn: { mayContinue: boolean; messages: number },
+  ): Promise<AfterDelivery> {
+    const pause = pauseAfterDelivery(campaign, pauses);
+    const delivery: Delivery = {
+      contactId: contact.id,
+      messageId: outcome.messageId,
+      text: outcome.text,
+      ...pause,
+      endsTurn: !turn.mayContinue || !nextIsDueAtOnce(pauses, pause.waitingReason !== null),
+      milestoneCount: milestoneCount(campaign),
+      turnMessages: turn.messages,
+    };
+    const counters = await this.storeDelivered(campaign, contact, delivery);
     if (counters.contactMoved) {
       this.metrics.countMessages('sent', 'gateway');
     }
     if (!counters.leaseHeld) {
-      // Another worker took the campaign over while this message was in flight: the outcome
-      // is recorded, the rest (events, lease, next send) is the new holder's.
-      return false;
+      // The turn ended with the delivery, or another worker took the campaign over while this
+      // message was in flight: the rest (events, lease, next send) is the new holder's.
+      return { goOn: false, instanceReleased: true };
     }
-    const goOn =
-      mayContinue && !allProcessed(counters) && nextIsDueAtOnce(pauses, counters.longPause);
+    const goOn = !delivery.endsTurn && !allProcessed(counters);
     await this.afterDelivered(campaign, counters, goOn);
-    return goOn;
+    return { goOn, instanceReleased: false };
   }
 
   /**
@@ -114,22 +138,14 @@ export class SendOutcomeRecorder {
   private storeDelivered(
     campaign: DispatchCampaign,
     contact: ContactToSend,
-    outcome: DeliveredOutcome,
-    pauses: SendPauses,
-  ): ReturnType<DispatchRepository['recordDelivered']> {
-    const delivered = { id: contact.id, messageId: outcome.messageId, text: outcome.text };
+    delivery: Delivery,
+  ): Promise<DeliveryRecorded> {
     if (!this.lifecycle.followsContactsOf(campaign)) {
-      return this.repository.recordDelivered(campaign.id, this.workerId, delivered, pauses);
+      return this.outcomes.recordDelivered(null, campaign.id, this.workerId, delivery);
     }
     return this.unitOfWork.run(async (tx) => {
-      const counted = await this.repository.recordDelivered(
-        campaign.id,
-        this.workerId,
-        delivered,
-        pauses,
-        managerOf(tx),
-      );
-      await this.lifecycle.contactSent(managerOf(tx), campaign, contact);
+      const counted = await this.outcomes.recordDelivered(tx, campaign.id, this.workerId, delivery);
+      await this.lifecycle.contactSent(tx, campaign, contact);
       return counted;
     });
   }
@@ -143,11 +159,11 @@ export class SendOutcomeRecorder {
       await this.unitOfWork.run(async (tx) => {
         await this.transitions.progress(tx, campaign, counters);
         if (!goOn) {
-          await this.repository.releaseLease(campaign.id, this.workerId, managerOf(tx));
+          await this.leases.release(tx, campaign.id, this.workerId);
         }
       });
     } else if (!goOn) {
-      await this.repository.releaseLease(campaign.id, this.workerId);
+      await this.leases.release(null, campaign.id, this.workerId);
     }
   }
 
@@ -194,11 +210,15 @@ export class SendOutcomeRecorder {
     outcome: FailedOutcome,
     pauses: SendPauses,
   ): Promise<CountedContact | null> {
-    const manager = managerOf(tx);
-    const counters = await this.repository.failContact(manager, campaign.id, contact.id, {
+    const thresholds = autoPauseOf(campaign.autoPause);
+    const counters = await this.outcomes.failContact(tx, campaign.id, contact.id, {
       reason: outcome.reason,
       kind: outcome.cause,
-      signal: sendSignalOf(outcome),
+      counts: watchedCountsOfFailure(
+        sendSignalOf(outcome),
+        campaign.watchedSends,
+        thresholds.refusedSample,
+      ),
     });
     const counted = counters.contactMoved ? countedAs('failed', outcome.cause) : null;
     const next = await this.reschedule(tx, campaign, {
@@ -210,7 +230,7 @@ export class SendOutcomeRecorder {
       return counted;
     }
     await this.transitions.progress(tx, campaign, counters);
-    const banSignal = banSignalOf(counters, autoPauseOf(counters.autoPause));
+    const banSignal = banSignalOf(counters, thresholds);
     if (counters.contactMoved && banSignal) {
       await this.transitions.pause(tx, campaign, banSignal, true);
     }
@@ -232,14 +252,14 @@ export class SendOutcomeRecorder {
       { campaignId: campaign.id, contactId: contact.id, reason: outcome.reason },
       'Send outcome unknown; reconciling with the gateway, never resending',
     );
-    const manager = managerOf(tx);
-    const doubted = await this.repository.doubtContact(
-      manager,
+    const doubted = await this.outcomes.doubtContact(
+      tx,
+      campaign.id,
       contact.id,
       this.config.reconcileDelaysMs[0],
     );
     if (doubted) {
-      await this.lifecycle.contactSent(manager, campaign, contact);
+      await this.lifecycle.contactSent(tx, campaign, contact);
     }
     await this.reschedule(tx, campaign, {
       nextSendInMs: pauseMsOf(pauses),
@@ -338,7 +358,7 @@ export class SendOutcomeRecorder {
     contact: ContactToSend,
     requeue: Requeue,
   ): Promise<void> {
-    await this.repository.requeueContact(managerOf(tx), campaign.id, contact.id, requeue);
+    await this.outcomes.requeueContact(tx, campaign.id, contact.id, requeue);
     await this.reschedule(tx, campaign, {
       nextSendInMs: requeue.nextSendInMs,
       cause: requeue.cause,
@@ -349,9 +369,9 @@ export class SendOutcomeRecorder {
   private reschedule(
     tx: Transaction,
     campaign: DispatchCampaign,
-    next: Parameters<DispatchRepository['rescheduleAndRelease']>[3],
-  ): ReturnType<DispatchRepository['rescheduleAndRelease']> {
-    return this.repository.rescheduleAndRelease(managerOf(tx), campaign.id, this.workerId, next);
+    next: Reschedule,
+  ): Promise<RequeueResult> {
+    return this.leases.rescheduleAndRelease(tx, campaign.id, this.workerId, next);
   }
 
   /** The contact back to PENDING, ready at once and untouched: nothing went out, no attempt counts. */
@@ -361,7 +381,7 @@ export class SendOutcomeRecorder {
     contact: ContactToSend,
     cause: Requeue['cause'],
   ): Promise<void> {
-    return this.repository.requeueContact(managerOf(tx), campaign.id, contact.id, {
+    return this.outcomes.requeueContact(tx, campaign.id, contact.id, {
       retryInMs: 0,
       countAttempt: false,
       nextSendInMs: 0,

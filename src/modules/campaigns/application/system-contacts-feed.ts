@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
-import { DispatchRepository } from './ports/dispatch.repository';
+import { UnitOfWork } from '../../../common/persistence/transaction';
+import { UnrecordedSentRepository } from '../infrastructure/unrecorded-sent.repository';
 
 /** Sent contacts copied per transaction. */
 export const SYSTEM_CONTACTS_BATCH = 1_000;
@@ -19,7 +20,8 @@ export class SystemContactsFeed extends BackgroundWorker {
   private readonly logger = new Logger(SystemContactsFeed.name);
 
   constructor(
-    private readonly repository: DispatchRepository,
+    private readonly unrecordedSent: UnrecordedSentRepository,
+    private readonly unitOfWork: UnitOfWork,
     private readonly recorder: SystemContactsRecorder,
     context: WorkerContext,
   ) {
@@ -28,9 +30,9 @@ export class SystemContactsFeed extends BackgroundWorker {
 
   /** Copies one batch; answers 0 (go on) while full batches keep coming. */
   async step(): Promise<number | null> {
-    const copied = await this.repository.transaction(async (manager) => {
-      const sent = await this.repository.claimUnrecordedSent(manager, SYSTEM_CONTACTS_BATCH);
-      await this.recorder.recordSent(manager, sent);
+    const copied = await this.unitOfWork.run(async (tx) => {
+      const sent = await this.unrecordedSent.claimUnrecordedSent(tx, SYSTEM_CONTACTS_BATCH);
+      await this.recorder.recordSent(tx, sent);
       return sent.length;
     });
     if (copied > 0) {

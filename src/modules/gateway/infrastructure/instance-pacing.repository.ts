@@ -4,34 +4,13 @@ import { queryPrepared, queryRows } from '../../../database/query-rows';
 import { AppConfig } from '../../../config/app-config.service';
 import { holderIsGoneSql } from '../../../common/work/worker-liveness';
 import { InstanceUsage, InstancePacing, SlotAnswer } from '../application/ports/instance-pacing';
-
-/** The local day (APP_TIMEZONE, parameter $tz) as of the database clock. */
-const TODAY = (tz: string): string => `(now() AT TIME ZONE ${tz})::date`;
-
-/** A warm-up's growth is bounded to a year: past it the figure is moot, and power() stays finite. */
-const WARMUP_MAX_DAYS = 365;
-
-/**
- * The warm-up's figure of the day for configuration `g` and pacing row `p`: the start figure
- * grown by the percentage once per local day since the instance's first send.
- */
-function warmupLimitSql(tz: string): string {
-  const firstDay = `coalesce((p.first_send_at AT TIME ZONE ${tz})::date, ${TODAY(tz)})`;
-  return `CASE WHEN g.warmup_start_per_day IS NOT NULL THEN
-            least(floor(g.warmup_start_per_day * power(1 + g.warmup_growth_percent / 100.0,
-                  least(${WARMUP_MAX_DAYS}, greatest(0, ${TODAY(tz)} - ${firstDay})))), 2147483647)::int
-          END`;
-}
-
-/** What the instance may send today: the lower of its daily limit and its warm-up figure. */
-function dayLimitSql(tz: string): string {
-  return `least(g.daily_limit, ${warmupLimitSql(tz)})`;
-}
-
-/** The messages counted for today (the stored count is of `p.day`, which may be an older day). */
-function sentTodaySql(tz: string): string {
-  return `CASE WHEN p.day = ${TODAY(tz)} THEN p.sent_on_day ELSE 0 END`;
-}
+import {
+  dayLimitSql,
+  releaseHoldSql,
+  sentTodaySql,
+  todaySql,
+  warmupLimitSql,
+} from './instance-pacing.sql';
 
 interface HoldRow {
   held: boolean;
@@ -106,7 +85,7 @@ export class PgInstancePacing implements InstancePacing {
               CASE WHEN cur.quiet_from > now() THEN cur.quiet_from
                    -- Held by a send: its holder moves the campaigns of the instance when done.
                    ELSE now() + interval '1 second' END AS "busyUntil",
-              ((${TODAY('$4')} + 1)::timestamp AT TIME ZONE $4) AS "nextDay"
+              ((${todaySql('$4')} + 1)::timestamp AT TIME ZONE $4) AS "nextDay"
          FROM cur`,
       [gatewayConfigId, holder, holdSeconds, this.config.appTimezone, pauseSeconds],
     );
@@ -114,17 +93,10 @@ export class PgInstancePacing implements InstancePacing {
   }
 
   async release(gatewayConfigId: number, holder: string, outcome: { sent: number }): Promise<void> {
-    // The count moves whoever holds the instance now: those messages went out either way.
     await queryPrepared(
       this.dataSource,
       'pacing_release',
-      `UPDATE instance_pacing p
-          SET held_by = CASE WHEN held_by = $2 THEN NULL ELSE held_by END,
-              held_until = CASE WHEN held_by = $2 THEN NULL ELSE held_until END,
-              last_message_at = CASE WHEN $3 > 0 THEN now() ELSE last_message_at END,
-              sent_on_day = ${sentTodaySql('$4')} + $3,
-              day = ${TODAY('$4')},
-              first_send_at = CASE WHEN $3 > 0 THEN coalesce(first_send_at, now()) ELSE first_send_at END
+      `UPDATE instance_pacing p SET ${releaseHoldSql('$2', '$3', '$4')}
         WHERE gateway_config_id = $1`,
       [gatewayConfigId, holder, outcome.sent, this.config.appTimezone],
     );
@@ -144,13 +116,13 @@ export class PgInstancePacing implements InstancePacing {
     const tz = '$2';
     const rows = await queryRows<InstanceUsage>(
       this.dataSource,
-      `SELECT ${TODAY(tz)}::text AS day,
+      `SELECT ${todaySql(tz)}::text AS day,
               coalesce(${sentTodaySql(tz)}, 0) AS "messagesToday",
               g.daily_limit AS "dailyLimit",
               ${warmupLimitSql(tz)} AS "warmupLimitToday",
               ${dayLimitSql(tz)} AS "limitToday",
               CASE WHEN g.warmup_start_per_day IS NOT NULL
-                   THEN ${TODAY(tz)} - coalesce((p.first_send_at AT TIME ZONE ${tz})::date, ${TODAY(tz)}) + 1
+                   THEN ${todaySql(tz)} - coalesce((p.first_send_at AT TIME ZONE ${tz})::date, ${todaySql(tz)}) + 1
               END AS "warmupDay",
               CASE WHEN p.last_message_at > '-infinity' THEN p.last_message_at END AS "lastMessageAt",
               p.first_send_at AS "firstSendAt"

@@ -1,0 +1,168 @@
+import type { CampaignType } from './campaign-status';
+import type { CampaignMediaType, PollDefinition, WaitingReason } from './campaign.entity';
+import type { SendingWindow } from '../../../common/time/sending-window';
+import type { AutoPauseThresholds } from '../../../common/messaging/auto-pause';
+import type { WatchedSends } from './ban-signals';
+import type { WatchedCountsOfFailure } from './watched-counts';
+import type { SendFailureKind } from './contact-failure-kind';
+
+/**
+ * What the engine reads and writes of campaigns and contacts, as the dispatch repositories
+ * (campaigns/infrastructure/dispatch-*.repository.ts) answer it.
+ */
+
+/** The campaign as the engine needs it for one send. */
+export interface DispatchCampaign {
+  id: number;
+  companyId: number;
+  status: string;
+  type: CampaignType;
+  messageContent: string | null;
+  mediaUrl: string | null;
+  mediaType: CampaignMediaType | null;
+  fileName: string | null;
+  caption: string | null;
+  pollData: PollDefinition | null;
+  gatewayConfigId: number;
+  databaseConfigId: number | null;
+  minInterval: number;
+  maxInterval: number;
+  notificationPhone: string | null;
+  name: string;
+  totalContacts: number;
+  sentContacts: number;
+  failedContacts: number;
+  progressStep: number;
+  startedAt: Date | null;
+  disconnectedSince: Date | null;
+  lockedBy: string | null;
+  automationRunId: string | null;
+  /** Every `longPauseEvery` messages sent, a pause in [longPauseMin, longPauseMax] seconds. */
+  longPauseEvery: number | null;
+  longPauseMin: number | null;
+  longPauseMax: number | null;
+  /** Sends watched since the campaign started or was resumed (see watched-counts.ts). */
+  watchedSends: number;
+  /** The company's thresholds for ban signals; null: the defaults. */
+  autoPause: AutoPauseThresholds | null;
+  /** How late, in seconds, this read of the campaign came behind its next_send_at (0 when not late, null when none). */
+  sendLagSeconds?: number | null;
+  /**
+   * The company may send (false once an admin deactivated it). Read under the campaign's row
+   * lock and at claim time; the one-statement send path leaves it out.
+   */
+  companyActive?: boolean;
+}
+
+/** A campaign this worker just leased, with what decides whether it may send now. */
+export interface ClaimedCampaign {
+  id: number;
+  /** Taken from a holder whose lease ran out: only then can a contact have been left SENDING. */
+  takenOver: boolean;
+  companyActive: boolean;
+  gatewayConfigId: number;
+  /** The shortest pause the campaign allows: its instance must have been quiet that long. */
+  minInterval: number;
+  /** The campaign's window, or its company's default; null: always. */
+  sendingWindow: SendingWindow | null;
+  /**
+   * The claim held the campaign's instance for this worker (quiet for the campaign's shortest
+   * pause, nobody else holding it, its figure of the day not reached): the turn may send.
+   * False: the instance is to be held through InstancePacing, which says why not when it
+   * cannot be (its pacing row does not exist yet, its day is full, another sender took it).
+   */
+  instanceHeld: boolean;
+  /** With the hold: messages the instance may still send today; null: no limit. */
+  quota: number | null;
+}
+
+/** A delivered message, as the delivery statement records it. */
+export interface Delivery {
+  contactId: string;
+  /** The gateway's key of the message. */
+  messageId: string | null;
+  /** What the contact was sent (its drawn variants, its variables filled): `sent_text`. */
+  text: string | null;
+  /** The campaign's wait after it (delivery-rules.ts: pauseAfterDelivery). */
+  pauseSeconds: number;
+  waitingReason: WaitingReason | null;
+  /**
+   * The turn on the instance ends with this message (a pause follows, or no more may go out
+   * under this lease): the statement gives the lease and the instance back, unless a progress
+   * event or the completion is due (`milestoneCount`), which keep the lease for their
+   * transaction.
+   */
+  endsTurn: boolean;
+  /** The processed count at which a progress event or the completion is due. */
+  milestoneCount: number;
+  /** Messages of this turn on the instance, this one included, for the instance's day. */
+  turnMessages: number;
+}
+
+/** What a delivery statement did. */
+export interface DeliveryRecorded extends CampaignCounters {
+  /**
+   * The worker still holds the lease. False: its turn is over — it gave the lease back with
+   * the turn, or had lost it — and the statement counted the turn's messages for the instance
+   * and ended the worker's hold on it: nothing is left to do.
+   */
+  leaseHeld: boolean;
+  contactMoved: boolean;
+}
+
+export interface ContactToSend {
+  id: string;
+  phoneNumber: string;
+  name: string;
+  attempts: number;
+  /** On the company's block list now (blocked after the campaign was created). */
+  blocked: boolean;
+}
+
+export interface CampaignCounters {
+  totalContacts: number;
+  sentContacts: number;
+  failedContacts: number;
+  progressStep: number;
+  status: string;
+  deliveredContacts: number;
+  readContacts: number;
+}
+
+/** Why a contact failed: its reason for people, its kind (for retries), what it adds to the watched counters. */
+export interface ContactFailure {
+  reason: string;
+  kind: SendFailureKind;
+  /** From watched-counts.ts: watchedCountsOfFailure. */
+  counts: WatchedCountsOfFailure;
+}
+
+/** A contact's failure counted: the campaign's counters and its watched sends after it. */
+export interface FailedContactCounters extends CampaignCounters, WatchedSends {
+  /** The contact's row moved (it was counted). */
+  contactMoved: boolean;
+}
+
+/** How a contact goes back to PENDING, and what that says about the campaign. */
+export interface Requeue {
+  /** The contact's next attempt, from now. */
+  retryInMs: number;
+  /** False when the attempt never reached WhatsApp's side of things (instance down, our error). */
+  countAttempt: boolean;
+  /** The campaign's next send, from now. */
+  nextSendInMs: number;
+  cause: 'gateway' | 'disconnected' | 'internal';
+}
+
+export interface RequeueResult {
+  /** This worker still held the lease (and gave it back). */
+  leaseHeld: boolean;
+  /** How long the instance has been disconnected, by the database clock (0 when connected). */
+  disconnectedForMs: number;
+  /** Since when (one incident, one notice); null when connected. */
+  disconnectedSince: Date | null;
+  /** Our own errors in a row, this one included (0 unless cause is internal). */
+  internalErrorStreak: number;
+  /** What the campaign now says it waits for (INSTANCE_… while disconnected). */
+  waitingReason: WaitingReason | null;
+}

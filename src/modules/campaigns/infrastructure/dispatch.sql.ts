@@ -1,0 +1,79 @@
+import { statusLiteral } from '../../../common/state/transition-table';
+import { CAMPAIGN_LIFECYCLE } from '../domain/campaign-status';
+import {
+  CAMPAIGN_CONTACT_LIFECYCLE,
+  UNFINISHED_CONTACT_STATUSES,
+} from '../domain/campaign-contact-status';
+
+/** The engine's SQL fragments, shared by the dispatch repositories (claim, outcome, lease). */
+
+/** A campaign row as DispatchCampaign: what one send needs of it. */
+export const CAMPAIGN_COLUMNS = `
+  id, company_id AS "companyId", status, type, message_content AS "messageContent", media_url AS "mediaUrl",
+  media_type AS "mediaType", file_name AS "fileName", caption, poll_data AS "pollData",
+  gateway_config_id AS "gatewayConfigId", database_config_id AS "databaseConfigId",
+  min_interval AS "minInterval", max_interval AS "maxInterval", notification_phone AS "notificationPhone",
+  name, total_contacts AS "totalContacts", sent_contacts AS "sentContacts", failed_contacts AS "failedContacts",
+  progress_step AS "progressStep", started_at AS "startedAt", disconnected_since AS "disconnectedSince",
+  locked_by AS "lockedBy", automation_run_id AS "automationRunId",
+  long_pause_every AS "longPauseEvery", long_pause_min AS "longPauseMin", long_pause_max AS "longPauseMax",
+  watched_sends AS "watchedSends",
+  (SELECT auto_pause FROM companies WHERE companies.id = campaigns.company_id) AS "autoPause",
+  greatest(0, extract(epoch FROM now() - next_send_at))::float AS "sendLagSeconds"`;
+
+/** The counters a campaign's events and completion are written from. */
+export const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
+  failed_contacts AS "failedContacts", progress_step AS "progressStep", status,
+  delivered_contacts AS "deliveredContacts", read_contacts AS "readContacts"`;
+
+/** The campaign waits for its instance (see rescheduleAndRelease), as its row is before the update. */
+export const WAITING_FOR_INSTANCE = `(disconnected_since IS NOT NULL
+  AND waiting_reason IN ('INSTANCE_DISCONNECTED', 'INSTANCE_NOT_PAIRED'))`;
+export const NEVER_PAIRED = `(disconnected_since IS NOT NULL AND waiting_reason = 'INSTANCE_NOT_PAIRED')`;
+
+/**
+ * Each contact move as the transition table has it, written into the SQL as literals (they
+ * come from the table, never from input): the statement texts stay constant for the prepared
+ * statements, and the planner can use the partial indexes on status, which a bound array
+ * parameter would hide from it.
+ */
+export const MOVE = {
+  take: CAMPAIGN_CONTACT_LIFECYCLE.sql('take'),
+  deliver: CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver'),
+  fail: CAMPAIGN_CONTACT_LIFECYCLE.sql('fail'),
+  requeue: CAMPAIGN_CONTACT_LIFECYCLE.sql('requeue'),
+  doubt: CAMPAIGN_CONTACT_LIFECYCLE.sql('doubt'),
+};
+export const UNFINISHED = UNFINISHED_CONTACT_STATUSES.map(statusLiteral).join(', ');
+
+/** The campaign moves the engine makes in SQL (the entity makes the others). */
+export const CAMPAIGN_MOVE = {
+  start: CAMPAIGN_LIFECYCLE.sql('start'),
+  complete: CAMPAIGN_LIFECYCLE.sql('complete'),
+  fail: CAMPAIGN_LIFECYCLE.sql('fail'),
+  pause: CAMPAIGN_LIFECYCLE.sql('pause'),
+};
+
+/**
+ * After a message of campaign $1's gateway instance, each other ACTIVE campaign of the instance
+ * waits a pause of its own, drawn in its [min, max]: the instance is quiet that long before that
+ * campaign sends, and the claim's due scan stays small. `runs` says when it applies. A campaign
+ * already waiting past its longest pause cannot move: its row is left as it is (no new row
+ * version to write).
+ */
+export function instanceSiblingsWait(runs: string): string {
+  return `UPDATE campaigns s
+             SET next_send_at = greatest(s.next_send_at, now() + make_interval(
+                   secs => s.min_interval + random() * (s.max_interval - s.min_interval)))
+           WHERE ${runs} AND s.status = 'ACTIVE' AND s.id <> $1
+             AND s.gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = $1)
+             AND s.next_send_at < now() + make_interval(secs => s.max_interval)`;
+}
+
+/** Whether the contact row `c` is on its company's active block list, when the company uses one. */
+export const CONTACT_IS_BLOCKED = `EXISTS (SELECT 1 FROM blocked_contacts b JOIN companies co ON co.id = b.company_id
+                                     WHERE b.company_id = c.company_id AND b.phone_number = c.phone_number
+                                       AND b.is_active AND co.blocked_contacts_enabled)`;
+
+/** Whether the campaign's company may send, read with the campaign. */
+export const COMPANY_ACTIVE = `(SELECT is_active FROM companies WHERE companies.id = campaigns.company_id) AS "companyActive"`;

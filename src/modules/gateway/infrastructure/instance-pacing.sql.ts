@@ -1,0 +1,49 @@
+/**
+ * The SQL of an instance's pace and day (instance_pacing `p`, joined to its gateway
+ * configuration `g` where a figure of the day is read). Shared by InstancePacing's statements
+ * and the campaign engine's, which hold the instance with the claim and release it with the
+ * delivery in one statement each (docs/ARCHITECTURE.md, "Keeping numbers safe"). `tz` is the
+ * parameter that carries APP_TIMEZONE.
+ */
+
+/** The local day (APP_TIMEZONE, parameter `tz`) as of the database clock. */
+export const todaySql = (tz: string): string => `(now() AT TIME ZONE ${tz})::date`;
+
+/** A warm-up's growth is bounded to a year: past it the figure is moot, and power() stays finite. */
+const WARMUP_MAX_DAYS = 365;
+
+/**
+ * The warm-up's figure of the day for configuration `g` and pacing row `p`: the start figure
+ * grown by the percentage once per local day since the instance's first send.
+ */
+export function warmupLimitSql(tz: string): string {
+  const firstDay = `coalesce((p.first_send_at AT TIME ZONE ${tz})::date, ${todaySql(tz)})`;
+  return `CASE WHEN g.warmup_start_per_day IS NOT NULL THEN
+            least(floor(g.warmup_start_per_day * power(1 + g.warmup_growth_percent / 100.0,
+                  least(${WARMUP_MAX_DAYS}, greatest(0, ${todaySql(tz)} - ${firstDay})))), 2147483647)::int
+          END`;
+}
+
+/** What the instance may send today: the lower of its daily limit and its warm-up figure. */
+export function dayLimitSql(tz: string): string {
+  return `least(g.daily_limit, ${warmupLimitSql(tz)})`;
+}
+
+/** The messages counted for today (the stored count is of `p.day`, which may be an older day). */
+export function sentTodaySql(tz: string): string {
+  return `CASE WHEN p.day = ${todaySql(tz)} THEN p.sent_on_day ELSE 0 END`;
+}
+
+/**
+ * The SET list that ends `holder`'s hold on row `p` and counts `sent` messages that went out
+ * or may have: the count moves whoever holds the instance now (those messages went out either
+ * way), the hold ends only if it is still `holder`'s.
+ */
+export function releaseHoldSql(holder: string, sent: string, tz: string): string {
+  return `held_by = CASE WHEN p.held_by = ${holder} THEN NULL ELSE p.held_by END,
+          held_until = CASE WHEN p.held_by = ${holder} THEN NULL ELSE p.held_until END,
+          last_message_at = CASE WHEN ${sent} > 0 THEN now() ELSE p.last_message_at END,
+          sent_on_day = ${sentTodaySql(tz)} + ${sent},
+          day = ${todaySql(tz)},
+          first_send_at = CASE WHEN ${sent} > 0 THEN coalesce(p.first_send_at, now()) ELSE p.first_send_at END`;
+}

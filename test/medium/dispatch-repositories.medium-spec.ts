@@ -1,0 +1,353 @@
+import type { Pool } from 'pg';
+import type { AppConfig } from '../../src/config/app-config.service';
+import { transactionOf } from '../../src/database/transactions';
+import type { Transaction } from '../../src/common/persistence/transaction';
+import { pauseAfterDelivery } from '../../src/modules/campaigns/domain/delivery-rules';
+import type { Delivery } from '../../src/modules/campaigns/domain/dispatch-records';
+import { watchedCountsOfFailure } from '../../src/modules/campaigns/domain/watched-counts';
+import { DispatchClaimRepository } from '../../src/modules/campaigns/infrastructure/dispatch-claim.repository';
+import { DispatchLeaseRepository } from '../../src/modules/campaigns/infrastructure/dispatch-lease.repository';
+import { DispatchMonitoringRepository } from '../../src/modules/campaigns/infrastructure/dispatch-monitoring.repository';
+import { DispatchOutcomeRepository } from '../../src/modules/campaigns/infrastructure/dispatch-outcome.repository';
+import { EngineDatabase, openEngineDatabase } from './support/engine-database';
+import {
+  campaignState,
+  contactStatuses,
+  insertCampaign,
+  insertCompany,
+  insertInstance,
+  pacingState,
+} from './support/engine-rows';
+
+const WORKER = 'medium-worker';
+const OTHER = 'medium-other';
+const LEASE_SECONDS = 60;
+
+/**
+ * The engine's statements against real PostgreSQL, one at a time, with the rows set up in SQL:
+ * what each one claims, writes and refuses. Every test starts from an empty engine (campaigns
+ * and instances deleted), since a claim takes any due campaign of the database.
+ */
+describe('dispatch repositories (medium: real PostgreSQL)', () => {
+  let database: EngineDatabase;
+  let sql: Pool;
+  let claims: DispatchClaimRepository;
+  let outcomes: DispatchOutcomeRepository;
+  let leases: DispatchLeaseRepository;
+  let monitoring: DispatchMonitoringRepository;
+  let company: number;
+
+  beforeAll(async () => {
+    database = await openEngineDatabase('dispatch_repositories');
+    sql = database.sql;
+    const config = { appTimezone: 'America/Sao_Paulo' } as AppConfig;
+    claims = new DispatchClaimRepository(database.dataSource, config);
+    outcomes = new DispatchOutcomeRepository(database.dataSource, config);
+    leases = new DispatchLeaseRepository(database.dataSource);
+    monitoring = new DispatchMonitoringRepository(database.dataSource);
+  });
+
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  beforeEach(async () => {
+    await sql.query('DELETE FROM campaigns');
+    await sql.query('DELETE FROM gateway_configs');
+    company = await insertCompany(sql);
+  });
+
+  function inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return database.dataSource.transaction((manager) => work(transactionOf(manager)));
+  }
+
+  function claim(worker = WORKER, inFlight: number[] = []) {
+    return claims.claimDue(worker, 128, LEASE_SECONDS, inFlight);
+  }
+
+  function delivery(contactId: string, overrides: Partial<Delivery> = {}): Delivery {
+    return {
+      contactId,
+      messageId: 'msg-1',
+      text: 'Olá',
+      pauseSeconds: 2,
+      waitingReason: null,
+      endsTurn: true,
+      milestoneCount: 1000,
+      turnMessages: 1,
+      ...overrides,
+    };
+  }
+
+  /** A leased campaign whose first contact is SENDING, as the begin statement leaves it. */
+  async function begun(instance: number, worker = WORKER, contacts = 3) {
+    const id = await insertCampaign(sql, company, instance, { lockedBy: worker, contacts });
+    const { campaign, contact } = await claims.beginLeasedSend(id, worker, LEASE_SECONDS);
+    return { id, campaign: campaign!, contact: contact! };
+  }
+
+  describe('the claim', () => {
+    it('leases one due campaign per instance, the one whose turn was longest ago, and holds the instance', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      await insertCampaign(sql, company, instance, { lastTurnSecondsAgo: 5 });
+      const oldestTurn = await insertCampaign(sql, company, instance, { lastTurnSecondsAgo: 50 });
+
+      const claimed = await claim();
+
+      expect(claimed).toEqual([
+        expect.objectContaining({
+          id: oldestTurn,
+          takenOver: false,
+          instanceHeld: true,
+          quota: null,
+        }),
+      ]);
+      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: WORKER });
+      expect(await campaignState(sql, oldestTurn)).toMatchObject({ lockedBy: WORKER });
+    });
+
+    it('skips instances another sender holds, instances still in their pause, and campaigns not due', async () => {
+      const held = await insertInstance(sql, company, { heldBy: OTHER });
+      const inPause = await insertInstance(sql, company, { lastMessageSecondsAgo: 0.2 });
+      const free = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      await insertCampaign(sql, company, held);
+      await insertCampaign(sql, company, inPause, { minInterval: 5, maxInterval: 5 });
+      await insertCampaign(sql, company, free, { dueInSeconds: 30 });
+
+      expect(await claim()).toEqual([]);
+    });
+
+    it('takes over a lease that ran out, saying so', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const id = await insertCampaign(sql, company, instance, {
+        lockedBy: OTHER,
+        lockedForSeconds: -1,
+      });
+
+      expect(await claim()).toEqual([expect.objectContaining({ id, takenOver: true })]);
+      expect(await campaignState(sql, id)).toMatchObject({ lockedBy: WORKER });
+    });
+
+    it('leaves the campaigns this worker still has in flight', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const id = await insertCampaign(sql, company, instance);
+
+      expect(await claim(WORKER, [id])).toEqual([]);
+    });
+
+    it('leases without a hold an instance that has no pacing row yet (InstancePacing creates it)', async () => {
+      const instance = await insertInstance(sql, company);
+      const id = await insertCampaign(sql, company, instance);
+
+      expect(await claim()).toEqual([expect.objectContaining({ id, instanceHeld: false })]);
+    });
+
+    it("answers the instance's quota of the day, and does not hold an instance whose day is full", async () => {
+      const limited = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const full = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      await sql.query(`UPDATE gateway_configs SET daily_limit = 5 WHERE id = ANY($1)`, [
+        [limited, full],
+      ]);
+      await sql.query(
+        `UPDATE instance_pacing SET day = (now() AT TIME ZONE 'America/Sao_Paulo')::date,
+                sent_on_day = CASE WHEN gateway_config_id = $1 THEN 2 ELSE 5 END`,
+        [limited],
+      );
+      const onLimited = await insertCampaign(sql, company, limited);
+      const onFull = await insertCampaign(sql, company, full);
+
+      const claimed = await claim();
+
+      expect(claimed).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ id: onLimited, instanceHeld: true, quota: 3 }),
+          expect.objectContaining({ id: onFull, instanceHeld: false }),
+        ]),
+      );
+      expect(await pacingState(sql, full)).toMatchObject({ heldBy: null });
+    });
+  });
+
+  describe('the start of a send', () => {
+    it('marks the next contact SENDING, committed for every other connection before the gateway call', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const { id, contact, campaign } = await begun(instance);
+
+      expect(campaign).toMatchObject({ id, lockedBy: WORKER, watchedSends: 0 });
+      expect(contact).toMatchObject({ attempts: 1, blocked: false });
+      expect(await contactStatuses(sql, id)).toEqual(['SENDING', 'PENDING', 'PENDING']);
+    });
+
+    it('takes nothing for a worker that does not hold the lease', async () => {
+      const instance = await insertInstance(sql, company);
+      const id = await insertCampaign(sql, company, instance, { lockedBy: OTHER });
+
+      expect(await claims.beginLeasedSend(id, WORKER, LEASE_SECONDS)).toEqual({
+        campaign: null,
+        contact: null,
+      });
+      expect(await contactStatuses(sql, id)).toEqual(['PENDING', 'PENDING', 'PENDING']);
+    });
+  });
+
+  describe('a delivery', () => {
+    it('records the contact SENT, the next send after the pause, and ends the turn: lease and instance given back, the message counted', async () => {
+      const instance = await insertInstance(sql, company, { heldBy: WORKER });
+      const { id, contact } = await begun(instance);
+
+      const recorded = await outcomes.recordDelivered(null, id, WORKER, delivery(contact.id));
+
+      expect(recorded).toMatchObject({ leaseHeld: false, contactMoved: true, sentContacts: 1 });
+      expect(await contactStatuses(sql, id)).toEqual(['SENT', 'PENDING', 'PENDING']);
+      const state = await campaignState(sql, id);
+      expect(state).toMatchObject({ lockedBy: null, waitingReason: null, watchedSends: 1 });
+      expect(state.nextSendInSeconds).toBeGreaterThan(1.5);
+      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: null, sentOnDay: 1 });
+      expect((await pacingState(sql, instance)).quietForSeconds).toBeLessThan(1);
+    });
+
+    it.each([
+      ['while the turn goes on', { pauseSeconds: 0, endsTurn: false }],
+      ['when a progress event is due, for the transaction that writes it', { milestoneCount: 1 }],
+    ])('keeps the lease and the instance %s', async (_when, overrides) => {
+      const instance = await insertInstance(sql, company, { heldBy: WORKER });
+      const { id, contact } = await begun(instance);
+
+      const recorded = await outcomes.recordDelivered(
+        null,
+        id,
+        WORKER,
+        delivery(contact.id, overrides),
+      );
+
+      expect(recorded).toMatchObject({ leaseHeld: true, contactMoved: true, sentContacts: 1 });
+      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: WORKER, sentOnDay: 0 });
+    });
+
+    it('stores the long pause the domain decided on', async () => {
+      const instance = await insertInstance(sql, company, { heldBy: WORKER });
+      const id = await insertCampaign(sql, company, instance, {
+        lockedBy: WORKER,
+        longPauseEvery: 2,
+        sentContacts: 1,
+      });
+      const { campaign, contact } = await claims.beginLeasedSend(id, WORKER, LEASE_SECONDS);
+      const pause = pauseAfterDelivery(campaign!, { pauseSeconds: 2, longPauseSeconds: 45 });
+
+      await outcomes.recordDelivered(null, id, WORKER, delivery(contact!.id, pause));
+
+      const state = await campaignState(sql, id);
+      expect(state).toMatchObject({ waitingReason: 'LONG_PAUSE', sentContacts: 2 });
+      expect(state.nextSendInSeconds).toBeGreaterThan(40);
+    });
+
+    it("by a worker that lost the lease changes nothing but the contact's own outcome", async () => {
+      const instance = await insertInstance(sql, company, { heldBy: OTHER });
+      const { id, contact } = await begun(instance);
+      await sql.query(
+        `UPDATE campaigns SET locked_by = $2, next_send_at = now() + interval '1 hour' WHERE id = $1`,
+        [id, OTHER],
+      );
+
+      const recorded = await outcomes.recordDelivered(null, id, WORKER, delivery(contact.id));
+
+      expect(recorded).toMatchObject({ leaseHeld: false, contactMoved: true, sentContacts: 1 });
+      const state = await campaignState(sql, id);
+      expect(state).toMatchObject({ lockedBy: OTHER });
+      expect(state.nextSendInSeconds).toBeGreaterThan(3000);
+      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: OTHER });
+    });
+  });
+
+  describe('a failure', () => {
+    it('counts what the domain says it adds to the ban-signal counters, once', async () => {
+      const instance = await insertInstance(sql, company, { heldBy: WORKER });
+      const { id, contact, campaign } = await begun(instance);
+      const failure = {
+        reason: 'número não está no WhatsApp',
+        kind: 'refused_number' as const,
+        counts: watchedCountsOfFailure('refused', campaign.watchedSends, 50),
+      };
+
+      const first = await inTransaction((tx) => outcomes.failContact(tx, id, contact.id, failure));
+      const again = await inTransaction((tx) => outcomes.failContact(tx, id, contact.id, failure));
+
+      expect(first).toMatchObject({
+        contactMoved: true,
+        failedContacts: 1,
+        sendFailureStreak: 1,
+        watchedSends: 1,
+        watchedRefusals: 1,
+      });
+      expect(again).toMatchObject({ contactMoved: false, failedContacts: 1, sendFailureStreak: 1 });
+    });
+
+    it('a lost lease: rescheduling changes nothing and says so', async () => {
+      const instance = await insertInstance(sql, company);
+      const id = await insertCampaign(sql, company, instance, { lockedBy: OTHER });
+
+      const result = await inTransaction((tx) =>
+        leases.rescheduleAndRelease(tx, id, WORKER, { nextSendInMs: 5_000, cause: 'internal' }),
+      );
+
+      expect(result.leaseHeld).toBe(false);
+      expect(await campaignState(sql, id)).toMatchObject({ lockedBy: OTHER });
+    });
+  });
+
+  describe('giving a lease back', () => {
+    it('a deferral gives back the lease and the hold the claim took, and says why the campaign waits', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      await insertCampaign(sql, company, instance);
+      const [claimed] = await claim();
+      const until = new Date(Date.now() + 3_600_000);
+
+      await leases.defer(claimed.id, WORKER, {
+        until,
+        reason: 'OUTSIDE_WINDOW',
+        instanceHeld: true,
+      });
+
+      const state = await campaignState(sql, claimed.id);
+      expect(state).toMatchObject({ lockedBy: null, waitingReason: 'OUTSIDE_WINDOW' });
+      expect(state.nextSendInSeconds).toBeGreaterThan(3500);
+      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: null });
+    });
+
+    it('a deferral leaves a hold the claim did not take', async () => {
+      const instance = await insertInstance(sql, company, { heldBy: WORKER });
+      const id = await insertCampaign(sql, company, instance, { lockedBy: WORKER });
+
+      await leases.defer(id, WORKER, { until: new Date(), reason: null, instanceHeld: false });
+
+      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: WORKER });
+      expect(await campaignState(sql, id)).toMatchObject({ lockedBy: null });
+    });
+
+    it('a release moves the next send only for the worker that holds the lease', async () => {
+      const instance = await insertInstance(sql, company);
+      const mine = await insertCampaign(sql, company, instance, { lockedBy: WORKER });
+      const theirs = await insertCampaign(sql, company, instance, { lockedBy: OTHER });
+      const later = new Date(Date.now() + 600_000);
+
+      await leases.release(null, mine, WORKER, later);
+      await leases.release(null, theirs, WORKER, later);
+
+      expect(await campaignState(sql, mine)).toMatchObject({ lockedBy: null });
+      expect((await campaignState(sql, mine)).nextSendInSeconds).toBeGreaterThan(500);
+      expect(await campaignState(sql, theirs)).toMatchObject({ lockedBy: OTHER });
+    });
+  });
+
+  describe("the loop's next look", () => {
+    it('waits for the end of the instance pause rather than answering "now"', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 0 });
+      await insertCampaign(sql, company, instance, { minInterval: 3, maxInterval: 3 });
+
+      const ms = await monitoring.msUntilNextDue();
+
+      expect(ms).toBeGreaterThan(2_000);
+      expect(ms).toBeLessThanOrEqual(3_000);
+    });
+  });
+});
