@@ -1,5 +1,4 @@
-import type { CampaignType } from './campaign-status';
-import type { CampaignMediaType, PollDefinition, WaitingReason } from './campaign.entity';
+import type { CampaignContent, WaitingReason } from './campaign.entity';
 import type { SendingWindow } from '../../../common/time/sending-window';
 import type { AutoPauseThresholds } from '../../../common/messaging/auto-pause';
 import type { WatchedSends } from './ban-signals';
@@ -12,17 +11,10 @@ import type { SendFailureKind } from './contact-failure-kind';
  */
 
 /** The campaign as the engine needs it for one send. */
-export interface DispatchCampaign {
+export interface DispatchCampaign extends CampaignContent {
   id: number;
   companyId: number;
   status: string;
-  type: CampaignType;
-  messageContent: string | null;
-  mediaUrl: string | null;
-  mediaType: CampaignMediaType | null;
-  fileName: string | null;
-  caption: string | null;
-  pollData: PollDefinition | null;
   gatewayConfigId: number;
   databaseConfigId: number | null;
   minInterval: number;

@@ -1,15 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { queryRows } from '../../../database/query-rows';
-
-/** A SENT contact to copy into its company's SYSTEM database (SystemContactsRecorder's SentContact). */
-export interface UnrecordedSentContact {
-  companyId: number;
-  campaignId: number;
-  phone: string;
-  name: string;
-  sentAt: Date;
-}
+import type { SentContact } from '../../user-databases/domain/sent-contact';
 
 /** The SYSTEM-contacts feed's side of campaign_contacts: the SENT contacts not yet copied. */
 @Injectable()
@@ -18,8 +10,8 @@ export class UnrecordedSentRepository {
    * Takes up to `limit` SENT contacts not yet copied to the SYSTEM database and marks them
    * copied; the caller copies them in the same transaction, so a crash undoes both.
    */
-  async claimUnrecordedSent(tx: Transaction, limit: number): Promise<UnrecordedSentContact[]> {
-    return queryRows<UnrecordedSentContact>(
+  async claimUnrecordedSent(tx: Transaction, limit: number): Promise<SentContact[]> {
+    return queryRows<SentContact>(
       tx,
       `UPDATE campaign_contacts c SET system_recorded = true
          FROM (SELECT id FROM campaign_contacts WHERE status = 'SENT' AND NOT system_recorded

@@ -1,18 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
+import type { SentContact } from '../domain/sent-contact';
 import { storedRecordOf } from '../domain/stored-record';
 import { systemDatabase } from '../domain/system-database';
 import { SystemContactsRepository } from '../infrastructure/system-contacts.repository';
 import { UserDatabasesRepository } from '../infrastructure/user-databases.repository';
 
-/** A message a campaign delivered, as the SYSTEM database records it. */
-export interface SentContact {
-  companyId: number;
-  campaignId: number;
-  phone: string;
-  name: string;
-  sentAt: Date;
-}
+export type { SentContact };
 
 /**
  * Keeps the SYSTEM database "Contatos de campanhas" (docs/API-RULES.md §6) up to date from
