@@ -63,6 +63,23 @@ export async function queryMilliseconds(
   return ms === null || ms === undefined ? null : Number(ms);
 }
 
+/**
+ * How many rows `dueRows` (a SELECT over a due index) finds, counting no further than `cap`:
+ * a queue's depth for the metrics, bounded so that a long backlog costs no more than `cap`.
+ */
+export async function countUpTo(
+  runner: Transaction | EntityManager | DataSource,
+  dueRows: string,
+  cap: number,
+): Promise<number> {
+  const rows = await queryRows<{ due: number }>(
+    runner,
+    `SELECT count(*)::int AS due FROM (${dueRows} LIMIT $1) d`,
+    [cap],
+  );
+  return rows[0].due;
+}
+
 function queryable(runner: Transaction | EntityManager | DataSource): EntityManager | DataSource {
   return 'query' in runner ? runner : managerOf(runner);
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryPrepared, queryRows } from '../../../database/query-rows';
+import { countUpTo, queryPrepared, queryRows } from '../../../database/query-rows';
 
 /**
  * The campaigns looked at when the loop asks when to look again: the earliest by next_send_at
@@ -26,14 +26,12 @@ export class DispatchMonitoringRepository {
   }
 
   /** For the metrics: due ACTIVE campaigns, counted up to `cap` over the due index. */
-  async countDue(cap: number): Promise<number> {
-    const rows = await queryRows<{ due: number }>(
+  countDue(cap: number): Promise<number> {
+    return countUpTo(
       this.dataSource,
-      `SELECT count(*)::int AS due FROM (SELECT 1 FROM campaigns
-                                           WHERE status = 'ACTIVE' AND next_send_at <= now() LIMIT $1) d`,
-      [cap],
+      `SELECT 1 FROM campaigns WHERE status = 'ACTIVE' AND next_send_at <= now()`,
+      cap,
     );
-    return rows[0].due;
   }
 
   /**

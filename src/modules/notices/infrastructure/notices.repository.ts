@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { queryMilliseconds, queryRows } from '../../../database/query-rows';
+import { countUpTo, queryMilliseconds, queryRows } from '../../../database/query-rows';
 import { DataSource } from 'typeorm';
 import { NOTICE_LIFECYCLE } from '../domain/notice-status';
 
@@ -81,14 +81,12 @@ export class NoticesRepository {
   }
 
   /** For the metrics: PENDING notices due now, counted up to `cap` over the due index. */
-  async countDue(cap: number): Promise<number> {
-    const rows = await queryRows<{ due: number }>(
+  countDue(cap: number): Promise<number> {
+    return countUpTo(
       this.dataSource,
-      `SELECT count(*)::int AS due FROM (SELECT 1 FROM notices
-                                           WHERE status = 'PENDING' AND next_attempt_at <= now() LIMIT $1) d`,
-      [cap],
+      `SELECT 1 FROM notices WHERE status = 'PENDING' AND next_attempt_at <= now()`,
+      cap,
     );
-    return rows[0].due;
   }
 
   async msUntilNextDue(): Promise<number | null> {
