@@ -90,8 +90,8 @@ module.exports = {
       severity: 'error',
       comment:
         "The gateway's instance_pacing SQL is shared with the campaign engine's statements only: the claim holds " +
-        'the instance and the delivery releases it in the same statement (docs/PERFORMANCE.md, "Pacing accuracy").',
-      from: { pathNot: ['^src/modules/gateway/infrastructure/', '^src/modules/campaigns/infrastructure/dispatch-'] },
+        'the instance, the delivery releases it in the same statement, and the engine reads a campaign\'s pause from it (docs/ARCHITECTURE.md, "Keeping numbers safe").',
+      from: { pathNot: ['^src/modules/gateway/infrastructure/', '^src/modules/campaigns/infrastructure/dispatch[-.]'] },
       to: { path: '^src/modules/gateway/infrastructure/instance-pacing[.]sql[.]ts$' },
     },
     {

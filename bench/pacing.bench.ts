@@ -153,8 +153,8 @@ export default defineBenchmark({
       notes: [
         `${settings.campaigns} ACTIVE campaigns on ${settings.instances} instances (one campaign per instance in turn), pauses ${MIN_PAUSE_S}–${MAX_PAUSE_S} s, ${settings.contactsPerCampaign} contacts each; for each worker count, ${settings.warmupSeconds} s of warm-up (the start-up burst: every campaign is due at once) then ${settings.durationSeconds} s measured. Runs follow each other on the same campaigns.`,
         'Data: one gateway configuration and one campaign created through the API, then cloned in SQL (every column copied from the API-made rows; name, instance, campaign id, phone numbers and the started event’s campaignId replaced).',
-        'Slot: a trigger of this bench on campaign_contacts notes, when a contact is marked SENDING, the campaign’s next_send_at and the instance’s last_message_at + the campaign’s min pause: the later of the two is the earliest the engine allowed that send (its slot). Lateness = arrival at the fake gateway − slot. Idle = arrival − the earliest slot of any ACTIVE campaign of the instance (how long the number waited while it could have sent).',
-        `Scheduled msg/s: each instance sends at the pace its slots set, ${settings.instances} instances / their mean (slot − previous arrival); five campaigns per instance each wait their own draw after every message, so the instance's next slot is the smallest of five 1–3 s draws, not 2 s on average (naively ${settings.instances} / 2 s = ${settings.instances / 2} msg/s).`,
+        'Slot: a trigger of this bench on campaign_contacts notes, when a contact is marked SENDING, the campaign’s next_send_at and the end of its pause after the instance’s last message (last_message_at + its [min, max] at the point the last message’s pause was drawn, pause_draw): the later of the two is the earliest the engine allowed that send (its slot). Lateness = arrival at the fake gateway − slot. Idle = arrival − the earliest slot of any ACTIVE campaign of the instance (how long the number waited while it could have sent).',
+        `Scheduled msg/s: each instance sends at the pace its slots set, ${settings.instances} instances / their mean (slot − previous arrival); after every message each of the instance's five campaigns waits its own pause, all drawn at the same point of their 1–3 s range, so the instance's next slot is one 1–3 s draw, 2 s on average (until the pause moved to the instance each campaign drew its own, and the slot was the smallest of five draws, about 1.35 s on average).`,
         `Gaps: between consecutive arrivals of one instance at the fake gateway (this process's clock, as the database's: same machine); a gap below ${MIN_PAUSE_S} s − ${GAP_TOLERANCE_MS} ms would break the pause.`,
         'Leased / due, not leased: campaigns under a worker’s lease and campaigns whose next_send_at passed without one (some of them wait for their instance), sampled once a second; a worker leases at most 128 at once (MAX_CAMPAIGNS_IN_FLIGHT).',
         'CPU: worker processes and the PostgreSQL backends of the bench database (utime + stime in /proc); xacts/msg: commits + rollbacks of the database per message (every autocommit statement is one).',
@@ -328,8 +328,8 @@ async function installTakeLog(sql: Pool): Promise<void> {
     BEGIN
       INSERT INTO bench_pacing_takes
       SELECT NEW.id, c.gateway_config_id, now(),
-             greatest(c.next_send_at, p.last_message_at + make_interval(secs => c.min_interval)),
-             (SELECT min(greatest(s.next_send_at, p.last_message_at + make_interval(secs => s.min_interval)))
+             greatest(c.next_send_at, p.last_message_at + make_interval(secs => c.min_interval + p.pause_draw * (c.max_interval - c.min_interval))),
+             (SELECT min(greatest(s.next_send_at, p.last_message_at + make_interval(secs => s.min_interval + p.pause_draw * (s.max_interval - s.min_interval))))
                 FROM campaigns s WHERE s.gateway_config_id = c.gateway_config_id AND s.status = 'ACTIVE')
         FROM campaigns c LEFT JOIN instance_pacing p ON p.gateway_config_id = c.gateway_config_id
        WHERE c.id = NEW.campaign_id;

@@ -72,6 +72,7 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       text: 'Olá',
       pauseSeconds: 2,
       waitingReason: null,
+      pauseDraw: 0.5,
       endsTurn: true,
       milestoneCount: 1000,
       turnMessages: 1,
@@ -117,6 +118,53 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       expect(await claim()).toEqual([]);
     });
 
+    it('begins the first send of each campaign it may send at once: its contact SENDING, committed', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const id = await insertCampaign(sql, company, instance);
+
+      const [claimed] = await claim();
+
+      expect(claimed.firstSend).toEqual({
+        campaign: expect.objectContaining({ id, lockedBy: WORKER, status: 'ACTIVE' }),
+        contact: expect.objectContaining({ attempts: 1, blocked: false }),
+      });
+      expect(await contactStatuses(sql, id)).toEqual(['SENDING', 'PENDING', 'PENDING']);
+    });
+
+    it.each([
+      [
+        'its lease was taken over (interrupted sends come first)',
+        { lockedBy: OTHER, lockedForSeconds: -1 },
+      ],
+      ['it has a sending window to check', { window: true }],
+      ['its instance is not held (its day is full)', { dayFull: true }],
+    ])('begins no send when %s', async (_when, setup) => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const id = await insertCampaign(sql, company, instance, {
+        lockedBy: 'lockedBy' in setup ? setup.lockedBy : null,
+        lockedForSeconds: 'lockedForSeconds' in setup ? setup.lockedForSeconds : undefined,
+      });
+      if ('window' in setup) {
+        await sql.query(
+          `UPDATE campaigns SET sending_window = '{"days":[1,2,3,4,5,6,7],"start":"00:00","end":"23:59"}' WHERE id = $1`,
+          [id],
+        );
+      }
+      if ('dayFull' in setup) {
+        await sql.query(`UPDATE gateway_configs SET daily_limit = 1 WHERE id = $1`, [instance]);
+        await sql.query(
+          `UPDATE instance_pacing SET day = (now() AT TIME ZONE 'America/Sao_Paulo')::date, sent_on_day = 1
+            WHERE gateway_config_id = $1`,
+          [instance],
+        );
+      }
+
+      const [claimed] = await claim();
+
+      expect(claimed).toMatchObject({ id, firstSend: null });
+      expect(await contactStatuses(sql, id)).toEqual(['PENDING', 'PENDING', 'PENDING']);
+    });
+
     it('takes over a lease that ran out, saying so', async () => {
       const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
       const id = await insertCampaign(sql, company, instance, {
@@ -135,11 +183,30 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       expect(await claim(WORKER, [id])).toEqual([]);
     });
 
-    it('leases without a hold an instance that has no pacing row yet (InstancePacing creates it)', async () => {
+    it('finds an instance by the pacing row its first ACTIVE campaign gave it, and holds it', async () => {
       const instance = await insertInstance(sql, company);
       const id = await insertCampaign(sql, company, instance);
 
-      expect(await claim()).toEqual([expect.objectContaining({ id, instanceHeld: false })]);
+      expect(await claim()).toEqual([expect.objectContaining({ id, instanceHeld: true })]);
+      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: WORKER });
+    });
+
+    it('skips an instance while the pause its last message drew lasts for the campaign, and claims it after', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const id = await insertCampaign(sql, company, instance, {
+        minInterval: 1,
+        maxInterval: 3601,
+      });
+      // Halfway through [1 s, 3601 s]: this campaign waits 1801 s after the last message.
+      await sql.query(`UPDATE instance_pacing SET pause_draw = 0.5 WHERE gateway_config_id = $1`, [
+        instance,
+      ]);
+      expect(await claim()).toEqual([]);
+
+      await sql.query(`UPDATE instance_pacing SET pause_draw = 0 WHERE gateway_config_id = $1`, [
+        instance,
+      ]);
+      expect(await claim()).toEqual([expect.objectContaining({ id })]);
     });
 
     it("answers the instance's quota of the day, and does not hold an instance whose day is full", async () => {
@@ -191,19 +258,30 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
   });
 
   describe('a delivery', () => {
-    it('records the contact SENT, the next send after the pause, and ends the turn: lease and instance given back, the message counted', async () => {
+    it("records the contact SENT and ends the turn: lease and instance given back, the message counted, the instance's pause begun", async () => {
       const instance = await insertInstance(sql, company, { heldBy: WORKER });
-      const { id, contact } = await begun(instance);
+      const id = await insertCampaign(sql, company, instance, {
+        lockedBy: WORKER,
+        minInterval: 3,
+        maxInterval: 5,
+      });
+      const { contact } = await claims.beginLeasedSend(id, WORKER, LEASE_SECONDS);
 
-      const recorded = await outcomes.recordDelivered(null, id, WORKER, delivery(contact.id));
+      const recorded = await outcomes.recordDelivered(null, id, WORKER, delivery(contact!.id));
 
       expect(recorded).toMatchObject({ leaseHeld: false, contactMoved: true, sentContacts: 1 });
       expect(await contactStatuses(sql, id)).toEqual(['SENT', 'PENDING', 'PENDING']);
       const state = await campaignState(sql, id);
       expect(state).toMatchObject({ lockedBy: null, waitingReason: null, watchedSends: 1 });
-      expect(state.nextSendInSeconds).toBeGreaterThan(1.5);
-      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: null, sentOnDay: 1 });
-      expect((await pacingState(sql, instance)).quietForSeconds).toBeLessThan(1);
+      // The ordinary pause is the instance's: the campaign row keeps its next send.
+      expect(state.nextSendInSeconds).toBeLessThan(0);
+      const pacing = await pacingState(sql, instance);
+      expect(pacing).toMatchObject({ heldBy: null, sentOnDay: 1, pauseDraw: 0.5 });
+      expect(pacing.quietForSeconds).toBeLessThan(1);
+      // Its own pause at that point of [3 s, 5 s]: 4 s after the message.
+      const readyIn = ((pacing.readyAt as Date).getTime() - Date.now()) / 1000;
+      expect(readyIn).toBeGreaterThan(3);
+      expect(readyIn).toBeLessThanOrEqual(4);
     });
 
     it.each([
@@ -336,6 +414,45 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       expect(await campaignState(sql, mine)).toMatchObject({ lockedBy: null });
       expect((await campaignState(sql, mine)).nextSendInSeconds).toBeGreaterThan(500);
       expect(await campaignState(sql, theirs)).toMatchObject({ lockedBy: OTHER });
+    });
+  });
+
+  describe("an instance's ready time (kept by triggers)", () => {
+    async function dueInSeconds(instance: number): Promise<number | null> {
+      const { readyAt } = await pacingState(sql, instance);
+      return readyAt === null
+        ? null
+        : Math.round(((readyAt as Date).getTime() - Date.now()) / 1000);
+    }
+
+    it('is the earliest next send of its ACTIVE campaigns past their pauses, and null once none is ACTIVE', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const later = await insertCampaign(sql, company, instance, { dueInSeconds: 600 });
+      expect(await dueInSeconds(instance)).toBe(600);
+
+      const sooner = await insertCampaign(sql, company, instance, { dueInSeconds: 60 });
+      expect(await dueInSeconds(instance)).toBe(60);
+
+      await sql.query(`UPDATE campaigns SET status = 'PAUSED' WHERE id = $1`, [sooner]);
+      expect(await dueInSeconds(instance)).toBe(600);
+
+      await sql.query(
+        `UPDATE campaigns SET next_send_at = now() + interval '120 seconds' WHERE id = $1`,
+        [later],
+      );
+      expect(await dueInSeconds(instance)).toBe(120);
+
+      await sql.query(`UPDATE campaigns SET status = 'COMPLETED' WHERE id = $1`, [later]);
+      expect(await dueInSeconds(instance)).toBeNull();
+    });
+
+    it('follows a deleted campaign', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      const id = await insertCampaign(sql, company, instance, { dueInSeconds: 60 });
+
+      await sql.query(`DELETE FROM campaigns WHERE id = $1`, [id]);
+
+      expect(await dueInSeconds(instance)).toBeNull();
     });
   });
 

@@ -20,6 +20,7 @@ import { WaitForInstance1763940000000 } from './1763940000000-WaitForInstance';
 import { GatewayEventFaults1763950000000 } from './1763950000000-GatewayEventFaults';
 import { GatewayEventsInTurn1763950000001 } from './1763950000001-GatewayEventsInTurn';
 import { RoomForLeaseUpdates1763960000000 } from './1763960000000-RoomForLeaseUpdates';
+import { PaceInstancesNotCampaigns1763970000000 } from './1763970000000-PaceInstancesNotCampaigns';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   GatewayEventFaults1763950000000,
   GatewayEventsInTurn1763950000001,
   RoomForLeaseUpdates1763960000000,
+  PaceInstancesNotCampaigns1763970000000,
 ];

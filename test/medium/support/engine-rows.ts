@@ -140,7 +140,8 @@ export async function pacingState(
   const { rows } = await sql.query(
     `SELECT held_by AS "heldBy", sent_on_day AS "sentOnDay",
             CASE WHEN last_message_at > '-infinity'
-                 THEN extract(epoch FROM now() - last_message_at)::float END AS "quietForSeconds"
+                 THEN extract(epoch FROM now() - last_message_at)::float END AS "quietForSeconds",
+            pause_draw AS "pauseDraw", ready_at AS "readyAt"
        FROM instance_pacing WHERE gateway_config_id = $1`,
     [gatewayConfigId],
   );

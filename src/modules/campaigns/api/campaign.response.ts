@@ -258,7 +258,7 @@ function pacingOf(
         ? null
         : [campaign.longPauseMin ?? 0, campaign.longPauseMax ?? 0],
     waitingReason: campaign.status === 'ACTIVE' ? campaign.waitingReason : null,
-    nextSendAt: campaign.status === 'ACTIVE' ? local(campaign.nextSendAt) : null,
+    nextSendAt: local(campaign.sendsNoEarlierThan()),
   };
 }
 

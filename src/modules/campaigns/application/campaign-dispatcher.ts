@@ -6,11 +6,16 @@ import { nextWindowOpening } from '../../../common/time/sending-window';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
-import { InstancePacing, SlotAnswer } from '../../gateway/application/ports/instance-pacing';
+import {
+  InstancePacing,
+  InstanceTurnEnd,
+  SlotAnswer,
+} from '../../gateway/application/ports/instance-pacing';
 import { isFirstSend } from '../domain/campaign-stats';
 import { COMPANY_INACTIVE_REASON } from '../domain/campaign-stops';
 import { drawPauses, messagesPerTurn } from '../domain/send-pauses';
-import type { ClaimedCampaign, ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
+import { pacesInstance } from '../domain/send-outcome';
+import type { BegunSend, ClaimedCampaign, DispatchCampaign } from '../domain/dispatch-records';
 import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
 import { DispatchLeaseRepository } from '../infrastructure/dispatch-lease.repository';
 import { CampaignEngineTransitions } from './campaign-engine-transitions';
@@ -18,15 +23,8 @@ import { CampaignLifecycle } from './campaign-lifecycle';
 import { CampaignMessageSender } from './campaign-message.sender';
 import { SendOutcomeRecorder } from './send-outcome.recorder';
 
-/** A send begun: the campaign under its lease, and its contact marked SENDING and committed. */
-interface BegunSend {
-  campaign: DispatchCampaign;
-  contact: ContactToSend;
-}
-
-/** What a turn on the instance came to: messages that went out or may have. */
-interface InstanceTurn {
-  sent: number;
+/** What a turn on the instance came to, as InstancePacing.release takes it. */
+interface InstanceTurn extends InstanceTurnEnd {
   /** A delivery statement ended the turn: it counted the messages and ended the hold. */
   released: boolean;
 }
@@ -98,7 +96,7 @@ export class CampaignDispatcher {
       const until = slot.retryAt;
       return this.leases.defer(claim.id, this.workerId, { until, reason, instanceHeld: false });
     }
-    const turn: InstanceTurn = { sent: 0, released: false };
+    const turn: InstanceTurn = { sent: 0, pauseDraw: null, released: false };
     try {
       await this.sendTurn(claim, messagesPerTurn(slot.quota), turn);
     } finally {
@@ -132,9 +130,9 @@ export class CampaignDispatcher {
   /** Up to `limit` messages, while each next one is due the moment the last was recorded. */
   private async sendTurn(claim: ClaimedCampaign, limit: number, turn: InstanceTurn): Promise<void> {
     // A deactivated company's campaign is paused by beginSend's transaction.
-    let send = claim.companyActive
-      ? await this.beginLeasedSend(claim.id)
-      : await this.beginSend(claim.id);
+    let send =
+      claim.firstSend ??
+      (claim.companyActive ? await this.beginLeasedSend(claim.id) : await this.beginSend(claim.id));
     for (let count = 1; send; count += 1) {
       if (!(await this.sendOne(send, count < limit, turn))) {
         return;
@@ -158,6 +156,9 @@ export class CampaignDispatcher {
     const pauses = drawPauses(campaign);
     const triedAt = this.clock.now();
     const outcome = await this.sender.deliver(campaign, contact);
+    if (pacesInstance(outcome)) {
+      turn.pauseDraw = pauses.draw;
+    }
     if (outcome.kind !== 'sent') {
       turn.sent += outcome.kind === 'uncertain' ? 1 : 0;
       await this.recorder.recordUnsent(campaign, contact, outcome, pauses);

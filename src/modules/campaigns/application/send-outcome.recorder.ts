@@ -98,6 +98,7 @@ export class SendOutcomeRecorder {
       messageId: outcome.messageId,
       text: outcome.text,
       ...pause,
+      pauseDraw: pauses.draw,
       endsTurn: !turn.mayContinue || !nextIsDueAtOnce(pauses, pause.waitingReason !== null),
       milestoneCount: milestoneCount(campaign),
       turnMessages: turn.messages,

@@ -1,4 +1,12 @@
-import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  Entity,
+  ForeignKey,
+  Index,
+  PrimaryGeneratedColumn,
+  VirtualColumn,
+} from 'typeorm';
 import {
   CampaignAction,
   CampaignStatus,
@@ -64,7 +72,7 @@ const RETRY_WINDOW_MS = RETRY_WINDOW_DAYS * 24 * 60 * 60 * 1000;
 // Descending and partial indexes TypeORM cannot describe: the migrations define them.
 @Index('campaigns_company_created_idx', { synchronize: false })
 @Index('campaigns_company_status_created_idx', { synchronize: false })
-@Index('campaigns_due_idx', { synchronize: false })
+@Index('campaigns_instance_due_idx', { synchronize: false })
 @Index('campaigns_scheduled_idx', { synchronize: false })
 @Index('campaigns_automation_run_idx', { synchronize: false })
 @Check(
@@ -135,7 +143,16 @@ export class Campaign extends Timestamped {
   @Column({ name: 'blocked_contacts_removed', type: 'integer', default: 0 })
   blockedContactsRemoved!: number;
   @Column({ name: 'progress_step', type: 'integer', default: 0 }) progressStep!: number;
+  /** Not before: the campaign's own wait (window, day, long pause, retry); see sendsNoEarlierThan. */
   @Column({ name: 'next_send_at', type: 'timestamptz', nullable: true }) nextSendAt!: Date | null;
+  /** The end of its pause after its instance's last message, read with the campaign. */
+  @VirtualColumn({
+    type: 'timestamptz',
+    query: (alias) => `SELECT p.last_message_at + make_interval(secs => ${alias}.min_interval
+                         + p.pause_draw * (${alias}.max_interval - ${alias}.min_interval))
+                         FROM instance_pacing p WHERE p.gateway_config_id = ${alias}.gateway_config_id`,
+  })
+  readonly pauseEndsAt?: Date | null;
   /** The engine's lease and disconnection clock: only its SQL writes them, so saves never touch them. */
   @SqlOwnedColumn('locked_until', 'timestamptz')
   readonly lockedUntil?: Date | null;
@@ -232,6 +249,18 @@ export class Campaign extends Timestamped {
       campaign.nextSendAt = now;
     }
     return campaign;
+  }
+
+  /**
+   * When an ACTIVE campaign may send again: after its own wait and its instance's pause,
+   * whichever ends later (null when it is not ACTIVE).
+   */
+  sendsNoEarlierThan(): Date | null {
+    if (this.status !== 'ACTIVE' || this.nextSendAt === null) {
+      return null;
+    }
+    const pauseEndsAt = this.pauseEndsAt ?? null;
+    return pauseEndsAt && pauseEndsAt > this.nextSendAt ? pauseEndsAt : this.nextSendAt;
   }
 
   /** Already queued messages may still go out; the engine re-reads the status before each send. */

@@ -37,7 +37,10 @@ export interface DispatchCampaign extends CampaignContent {
   watchedSends: number;
   /** The company's thresholds for ban signals; null: the defaults. */
   autoPause: AutoPauseThresholds | null;
-  /** How late, in seconds, this read of the campaign came behind its next_send_at (0 when not late, null when none). */
+  /**
+   * How late, in seconds, this read of the campaign came behind the later of its next_send_at
+   * and its instance's pause (0 when not late, null when none).
+   */
   sendLagSeconds?: number | null;
   /**
    * The company may send (false once an admin deactivated it). Read under the campaign's row
@@ -66,6 +69,18 @@ export interface ClaimedCampaign {
   instanceHeld: boolean;
   /** With the hold: messages the instance may still send today; null: no limit. */
   quota: number | null;
+  /**
+   * The send the claim began: its first contact marked SENDING and committed, when the
+   * campaign may send at once (instance held, company active, no window to check, no
+   * interrupted send to settle first); null: the dispatcher begins it.
+   */
+  firstSend: BegunSend | null;
+}
+
+/** A send begun: the campaign under its lease, and its contact marked SENDING and committed. */
+export interface BegunSend {
+  campaign: DispatchCampaign;
+  contact: ContactToSend;
 }
 
 /** A delivered message, as the delivery statement records it. */
@@ -75,9 +90,15 @@ export interface Delivery {
   messageId: string | null;
   /** What the contact was sent (its drawn variants, its variables filled): `sent_text`. */
   text: string | null;
-  /** The campaign's wait after it (delivery-rules.ts: pauseAfterDelivery). */
+  /**
+   * The campaign's own wait after it (delivery-rules.ts: pauseAfterDelivery), stored as its
+   * next send only when it is the long pause (`waitingReason` LONG_PAUSE): the ordinary pause
+   * is kept on the instance (`pauseDraw`).
+   */
   pauseSeconds: number;
   waitingReason: WaitingReason | null;
+  /** Where the pause after it falls in [min, max], 0–1 (send-pauses.ts): the instance's pause. */
+  pauseDraw: number;
   /**
    * The turn on the instance ends with this message (a pause follows, or no more may go out
    * under this lease): the statement gives the lease and the instance back, unless a progress

@@ -6,6 +6,7 @@ import {
   GatewayFailure,
   GatewayFailureKind,
   internalOutcome,
+  pacesInstance,
   MAX_SEND_ATTEMPTS,
   retryDelayMs,
   sendSignalOf,
@@ -200,5 +201,20 @@ describe('sendSignalOf', () => {
   ])('%s', (_name, outcome, signal) => {
     expect(outcome.kind).toBe('failed');
     expect(sendSignalOf(outcome as Parameters<typeof sendSignalOf>[0])).toBe(signal);
+  });
+});
+
+describe('pacesInstance', () => {
+  it.each<[string, SendOutcome, boolean]>([
+    ['a delivered message', { kind: 'sent', messageId: 'k', text: 'Olá' }, true],
+    ['an unknown outcome', classify(failure('uncertain'), 1, text), true],
+    ['a number WhatsApp refused', classify(failure('refused_number'), 1, text), true],
+    ['a blocked number (no gateway call)', blockedNumberOutcome(), false],
+    ['a blank message (no gateway call)', blankMessageOutcome(), false],
+    ['a transient failure to retry', classify(failure('transient'), 1, text), false],
+    ['an instance that cannot send', classify(failure('disconnected'), 1, text), false],
+    ['our own error', internalOutcome(null), false],
+  ])('%s: %p', (_name, outcome, paced) => {
+    expect(pacesInstance(outcome)).toBe(paced);
   });
 });

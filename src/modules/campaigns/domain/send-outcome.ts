@@ -139,6 +139,18 @@ export function internalOutcome(domainMessage: string | null): UnsentOutcome {
   return { kind: 'internal', reason: domainMessage ?? PREPARATION_ERROR_REASON };
 }
 
+/**
+ * Whether the instance waits its pause after this outcome: a message went out or may have, or
+ * a gateway call reached WhatsApp's side of things and was refused there.
+ */
+export function pacesInstance(outcome: SendOutcome): boolean {
+  return (
+    outcome.kind === 'sent' ||
+    outcome.kind === 'uncertain' ||
+    (outcome.kind === 'failed' && outcome.paced)
+  );
+}
+
 /** The wait before the contact's next attempt, after its `attempts`-th failed transiently. */
 export function retryDelayMs(attempts: number): number {
   return RETRY_DELAYS_MS[Math.min(Math.max(attempts, 1) - 1, RETRY_DELAYS_MS.length - 1)];

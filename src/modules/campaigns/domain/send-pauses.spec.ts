@@ -18,19 +18,24 @@ const settings: PauseSettings = {
 
 describe('drawPauses', () => {
   it.each<[string, PauseSettings, number, SendPauses]>([
-    ['the lowest draw', settings, 0, { pauseSeconds: 1, longPauseSeconds: 0 }],
-    ['a draw to the millisecond', settings, 0.12345, { pauseSeconds: 1.247, longPauseSeconds: 0 }],
+    ['the lowest draw', settings, 0, { pauseSeconds: 1, draw: 0, longPauseSeconds: 0 }],
+    [
+      'a draw to the millisecond',
+      settings,
+      0.12345,
+      { pauseSeconds: 1.247, draw: 0.12345, longPauseSeconds: 0 },
+    ],
     [
       'a long pause drawn in its own range',
       { ...settings, longPauseEvery: 10, longPauseMin: 60, longPauseMax: 120 },
       0.5,
-      { pauseSeconds: 2, longPauseSeconds: 90 },
+      { pauseSeconds: 2, draw: 0.5, longPauseSeconds: 90 },
     ],
     [
       'zero intervals',
       { ...settings, minInterval: 0, maxInterval: 0 },
       0.9,
-      { pauseSeconds: 0, longPauseSeconds: 0 },
+      { pauseSeconds: 0, draw: 0.9, longPauseSeconds: 0 },
     ],
   ])('%s', (_name, given, draw, expected) => {
     expect(drawPauses(given, () => draw)).toEqual(expected);
@@ -59,10 +64,10 @@ describe('the turn on an instance', () => {
     [0, true, false],
     [0.001, false, false],
   ])('a pause of %ps (long pause: %p): next due at once %p', (pauseSeconds, longPause, atOnce) => {
-    expect(nextIsDueAtOnce({ pauseSeconds, longPauseSeconds: 0 }, longPause)).toBe(atOnce);
+    expect(nextIsDueAtOnce({ pauseSeconds, draw: 0, longPauseSeconds: 0 }, longPause)).toBe(atOnce);
   });
 
   it('rounds the pause to the millisecond', () => {
-    expect(pauseMsOf({ pauseSeconds: 1.2346, longPauseSeconds: 0 })).toBe(1235);
+    expect(pauseMsOf({ pauseSeconds: 1.2346, draw: 0, longPauseSeconds: 0 })).toBe(1235);
   });
 });

@@ -18,6 +18,11 @@ export interface PauseSettings {
 export interface SendPauses {
   /** The campaign's pause, drawn in [minInterval, maxInterval]. */
   pauseSeconds: number;
+  /**
+   * Where the pause fell in [minInterval, maxInterval], 0–1: after the message, each campaign
+   * of the instance waits its own [min, max] at that point (the instance's pause).
+   */
+  draw: number;
   /** Drawn in [longPauseMin, longPauseMax]; taken instead when a long pause is due. */
   longPauseSeconds: number;
 }
@@ -27,12 +32,14 @@ export function drawPauses(
   settings: PauseSettings,
   random: () => number = Math.random,
 ): SendPauses {
+  const draw = random();
   return {
-    pauseSeconds: drawSeconds(settings.minInterval, settings.maxInterval, random),
+    pauseSeconds: secondsAt(settings.minInterval, settings.maxInterval, draw),
+    draw,
     longPauseSeconds:
       settings.longPauseEvery === null
         ? 0
-        : drawSeconds(settings.longPauseMin ?? 0, settings.longPauseMax ?? 0, random),
+        : secondsAt(settings.longPauseMin ?? 0, settings.longPauseMax ?? 0, random()),
   };
 }
 
@@ -51,6 +58,7 @@ export function nextIsDueAtOnce(pauses: SendPauses, longPause: boolean): boolean
   return pauses.pauseSeconds === 0 && !longPause;
 }
 
-function drawSeconds(min: number, max: number, random: () => number): number {
-  return Math.round((min + random() * (max - min)) * 1000) / 1000;
+/** The point `draw` (0–1) of [min, max] seconds, ms precision. */
+function secondsAt(min: number, max: number, draw: number): number {
+  return Math.round((min + draw * (max - min)) * 1000) / 1000;
 }

@@ -3,7 +3,13 @@ import { DataSource } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { AppConfig } from '../../../config/app-config.service';
 import { queryPrepared, queryRows } from '../../../database/query-rows';
-import { dayLimitSql, sentTodaySql } from '../../gateway/infrastructure/instance-pacing.sql';
+import {
+  campaignPauseEndsSql,
+  dayLimitSql,
+  INSTANCE_DUE_AT,
+  INSTANCE_HAS_CAMPAIGNS,
+  sentTodaySql,
+} from '../../gateway/infrastructure/instance-pacing.sql';
 import { statusesAllowing } from '../domain/campaign-status';
 import type { ClaimedCampaign, ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
 import {
@@ -16,50 +22,52 @@ import {
 } from './dispatch.sql';
 
 /**
- * Overdue campaigns read per campaign claimed: enough for one campaign per instance when
- * several campaigns of an instance are due together (each has its own pause after the
- * instance's last message, so they seldom are).
+ * Due instances read per campaign claimed: some of them have nothing to claim yet (their
+ * campaigns are leased, or wait a shortest pause longer than the one the instance waited).
  */
-const OVERDUE_PER_CLAIM = 4;
+const DUE_INSTANCES_PER_CLAIM = 4;
 
 /**
- * The claimable campaigns the claim chooses among: due ACTIVE campaigns nobody holds, of
- * instances nobody holds and that have been quiet for the campaign's shortest pause, the
- * most overdue first, read in the order of the due index and only as many as the claim could
- * use ($2 times OVERDUE_PER_CLAIM): its cost does not grow with the backlog. Campaigns this
- * worker still has in flight ($4) are left out.
+ * The instances the claim chooses among: nobody holds them and one of their ACTIVE campaigns
+ * is due and past its pause (ready_at), the most overdue first, read in the order of the due index
+ * (instance_pacing_due_idx) and only as many as the claim could use ($2 times
+ * DUE_INSTANCES_PER_CLAIM): its cost does not grow with the backlog or with idle instances.
  */
-const OVERDUE = `
-  SELECT d.id, d.gateway_config_id, d.last_turn_at, d.next_send_at FROM campaigns d
+const DUE_INSTANCES = `
+  SELECT p.gateway_config_id, p.last_message_at, p.pause_draw, ${INSTANCE_DUE_AT} AS due_at
+    FROM instance_pacing p
+   WHERE ${INSTANCE_HAS_CAMPAIGNS} AND ${INSTANCE_DUE_AT} <= now()
+   ORDER BY ${INSTANCE_DUE_AT} LIMIT $2 * ${DUE_INSTANCES_PER_CLAIM}`;
+
+/**
+ * Of each due instance, the claimable campaign whose turn was longest ago (round robin): due,
+ * past its own pause after the instance's last message, nobody holds it, and not one this
+ * worker still has in flight ($4).
+ */
+const CANDIDATES = `
+  SELECT DISTINCT ON (i.gateway_config_id) d.id, i.due_at FROM due_instances i
+    JOIN campaigns d ON d.gateway_config_id = i.gateway_config_id
    WHERE d.status = 'ACTIVE' AND d.next_send_at <= now()
      AND (d.locked_until IS NULL OR d.locked_until < now())
      AND NOT (d.id = ANY($4::int[]))
-     AND NOT EXISTS (SELECT 1 FROM instance_pacing p
-                      WHERE p.gateway_config_id = d.gateway_config_id
-                        AND (p.held_until >= now()
-                             OR p.last_message_at + make_interval(secs => d.min_interval) > now()))
-   ORDER BY d.next_send_at LIMIT $2 * ${OVERDUE_PER_CLAIM}`;
-
-/** Of them, one per instance: the one whose turn was longest ago (round robin). */
-const CANDIDATES = `
-  SELECT DISTINCT ON (gateway_config_id) id, next_send_at FROM overdue
-   ORDER BY gateway_config_id, last_turn_at NULLS FIRST, id`;
+     AND ${campaignPauseEndsSql('d', 'i')} <= now()
+   ORDER BY i.gateway_config_id, d.last_turn_at NULLS FIRST, d.id`;
 
 /**
  * $2 of the candidates, the most overdue first, locked (a row another worker is claiming is
  * skipped) and checked again as of their latest rows; each row is reached by its key.
  */
 const DUE_CAMPAIGNS = `
-  SELECT c.id, c.locked_by AS previous_holder, c.gateway_config_id, c.min_interval
+  SELECT c.id, c.locked_by AS previous_holder, c.gateway_config_id, c.min_interval, c.max_interval
     FROM candidates JOIN campaigns c ON c.id = candidates.id
    WHERE c.status = 'ACTIVE' AND c.next_send_at <= now()
      AND (c.locked_until IS NULL OR c.locked_until < now())
-   ORDER BY candidates.next_send_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED`;
+   ORDER BY candidates.due_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED`;
 
 /**
  * The instances of the due campaigns that may send now, as of their latest rows (locked, a
- * row another sender is writing skipped): nobody holds them, they have been quiet for the
- * campaign's shortest pause, and their figure of the day ($5: APP_TIMEZONE) is not reached.
+ * row another sender is writing skipped): nobody holds them, the campaign's pause after their
+ * last message is over, and their figure of the day ($5: APP_TIMEZONE) is not reached.
  */
 const FREE_INSTANCES = `
   SELECT p.gateway_config_id, ${dayLimitSql('$5')} - ${sentTodaySql('$5')} AS quota
@@ -67,9 +75,37 @@ const FREE_INSTANCES = `
     JOIN gateway_configs g ON g.id = p.gateway_config_id
     JOIN due ON due.gateway_config_id = p.gateway_config_id
    WHERE (p.held_until IS NULL OR p.held_until < now())
-     AND p.last_message_at + make_interval(secs => due.min_interval) <= now()
+     AND ${campaignPauseEndsSql('due', 'p')} <= now()
      AND coalesce(${sentTodaySql('$5')} < ${dayLimitSql('$5')}, true)
      FOR UPDATE OF p SKIP LOCKED`;
+
+/**
+ * The next ready contact of campaign `campaignId` (an SQL expression), locked (a row another
+ * statement is taking is skipped): PENDING, its retry due, in id order.
+ */
+function nextReadyContactSql(campaignId: string): string {
+  return `(SELECT id FROM campaign_contacts
+            WHERE campaign_id = ${campaignId} AND status IN (${MOVE.take.from})
+              AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+            ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)`;
+}
+
+/** What a send needs of the contact row `c` it took, as TakenContactColumns. */
+const TAKEN_CONTACT_COLUMNS = `c.id AS "contactId", c.phone_number AS "contactPhoneNumber",
+  c.name AS "contactName", c.retry_count AS "contactAttempts", ${CONTACT_IS_BLOCKED} AS "contactBlocked"`;
+
+/** A contact row `c` marked SENDING (an attempt begins): the SET list of the take. */
+const TAKE_SET = `status = ${MOVE.take.to}, sending_started_at = now(), retry_count = retry_count + 1`;
+
+/**
+ * The first contact of each campaign the claim leased that may send at once — its instance
+ * held, its company active, no window to check, no interrupted send to settle first — marked
+ * SENDING in the claim's own statement, so that a paced message needs no separate begin.
+ */
+const FIRST_CONTACTS = `
+  SELECT l.id AS campaign_id, ${nextReadyContactSql('l.id')} AS contact_id
+    FROM leased l JOIN held h ON h.gateway_config_id = l."gatewayConfigId"
+   WHERE l."companyActive" AND NOT l."takenOver" AND l."sendingWindow" IS NULL`;
 
 /**
  * Taking campaigns and their contacts: the claim (a lease on the campaign and a hold on its
@@ -102,8 +138,9 @@ export class DispatchClaimRepository {
   /**
    * Leases up to `limit` due ACTIVE campaigns that nobody holds or whose holder's lease ran
    * out (DispatchLeaseRepository.expireLeasesOfGoneWorkers ends a dead holder's lease at
-   * once): at most one per gateway instance, of instances nobody holds and that have been
-   * quiet for the campaign's shortest pause, the one whose turn was longest ago. In the same
+   * once): at most one per gateway instance, of instances nobody holds, past its own pause
+   * after the instance's last message, the one whose turn was longest ago, the most overdue
+   * instances first. In the same
    * statement it holds, for this worker, each of their instances that may send now (see
    * ClaimedCampaign.instanceHeld). Campaigns this worker still has in flight (a send that
    * outlived its lease) are never claimed again by it. A prepared statement: its plan is made
@@ -118,30 +155,38 @@ export class DispatchClaimRepository {
     if (limit <= 0) {
       return [];
     }
-    return queryPrepared<ClaimedCampaign>(
+    const rows = await queryPrepared<ClaimRow>(
       this.dataSource,
       'dispatch_claim_due',
-      `WITH overdue AS (${OVERDUE}),
+      `WITH due_instances AS (${DUE_INSTANCES}),
        candidates AS (${CANDIDATES}),
        due AS (${DUE_CAMPAIGNS}),
        leased AS (
-         UPDATE campaigns c SET locked_by = $1, locked_until = now() + make_interval(secs => $3)
-           FROM due, companies co
-          WHERE c.id = due.id AND co.id = c.company_id
+         UPDATE campaigns SET locked_by = $1, locked_until = now() + make_interval(secs => $3)
+           -- Only the claim's own columns: the campaign's are returned unqualified.
+           FROM (SELECT id AS due_id, previous_holder FROM due) d
+          WHERE campaigns.id = d.due_id
             -- Reached by key: the planner would otherwise scan the table to join a few rows.
-            AND c.id = ANY (ARRAY(SELECT id FROM due))
-          RETURNING c.id, due.previous_holder IS NOT NULL AS "takenOver", co.is_active AS "companyActive",
-                    c.gateway_config_id AS "gatewayConfigId", c.min_interval AS "minInterval",
-                    coalesce(c.sending_window, co.sending_window) AS "sendingWindow"),
+            AND campaigns.id = ANY (ARRAY(SELECT id FROM due))
+          RETURNING ${CAMPAIGN_COLUMNS}, ${COMPANY_ACTIVE}, d.previous_holder IS NOT NULL AS "takenOver",
+                    coalesce(sending_window, (SELECT sending_window FROM companies
+                                               WHERE companies.id = campaigns.company_id)) AS "sendingWindow"),
        free AS (${FREE_INSTANCES}),
        held AS (
          UPDATE instance_pacing p SET held_by = $1, held_until = now() + make_interval(secs => $3)
            FROM free WHERE p.gateway_config_id = free.gateway_config_id
-          RETURNING p.gateway_config_id, free.quota)
-       SELECT leased.*, held.gateway_config_id IS NOT NULL AS "instanceHeld", held.quota
-         FROM leased LEFT JOIN held ON held.gateway_config_id = leased."gatewayConfigId"`,
+          RETURNING p.gateway_config_id, free.quota),
+       first_contacts AS (${FIRST_CONTACTS}),
+       taken AS (
+         UPDATE campaign_contacts c SET ${TAKE_SET}
+           FROM first_contacts f WHERE c.id = f.contact_id
+          RETURNING c.campaign_id, ${TAKEN_CONTACT_COLUMNS})
+       SELECT leased.*, held.gateway_config_id IS NOT NULL AS "instanceHeld", held.quota, taken.*
+         FROM leased LEFT JOIN held ON held.gateway_config_id = leased."gatewayConfigId"
+              LEFT JOIN taken ON taken.campaign_id = leased.id`,
       [workerId, limit, leaseSeconds, inFlight, this.config.appTimezone],
     );
+    return rows.map(claimOf);
   }
 
   /**
@@ -163,19 +208,15 @@ export class DispatchClaimRepository {
           WHERE id = $1 AND locked_by = $2
           RETURNING ${CAMPAIGN_COLUMNS}),
        taken AS (
-         UPDATE campaign_contacts c
-            SET status = ${MOVE.take.to}, sending_started_at = now(), retry_count = retry_count + 1
+         UPDATE campaign_contacts c SET ${TAKE_SET}
           WHERE id = (SELECT id FROM campaign_contacts
                        WHERE campaign_id = $1 AND status IN (${MOVE.take.from})
                          AND (next_attempt_at IS NULL OR next_attempt_at <= now())
                          AND EXISTS (SELECT 1 FROM campaign
                                       WHERE status = 'ACTIVE' AND "lockedBy" = $2)
                        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING id, phone_number, name, retry_count, ${CONTACT_IS_BLOCKED} AS blocked)
-       SELECT campaign.*, taken.id AS "contactId", taken.phone_number AS "contactPhoneNumber",
-              taken.name AS "contactName", taken.retry_count AS "contactAttempts",
-              taken.blocked AS "contactBlocked"
-         FROM campaign LEFT JOIN taken ON true`,
+          RETURNING ${TAKEN_CONTACT_COLUMNS})
+       SELECT campaign.*, taken.* FROM campaign LEFT JOIN taken ON true`,
       [campaignId, workerId, leaseSeconds],
     );
     return rows[0] ? splitTaken(rows[0]) : { campaign: null, contact: null };
@@ -216,12 +257,8 @@ export class DispatchClaimRepository {
   async takeNextContact(tx: Transaction, campaignId: number): Promise<ContactToSend | null> {
     const rows = await queryRows<ContactToSend>(
       tx,
-      `UPDATE campaign_contacts c
-          SET status = ${MOVE.take.to}, sending_started_at = now(), retry_count = retry_count + 1
-        WHERE id = (SELECT id FROM campaign_contacts
-                     WHERE campaign_id = $1 AND status IN (${MOVE.take.from})
-                       AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-                     ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+      `UPDATE campaign_contacts c SET ${TAKE_SET}
+        WHERE id = ${nextReadyContactSql('$1')}
         RETURNING id, phone_number AS "phoneNumber", name, retry_count AS attempts,
                   ${CONTACT_IS_BLOCKED} AS blocked`,
       [campaignId],
@@ -280,4 +317,28 @@ function splitTaken(row: DispatchCampaign & TakenContactColumns): {
           blocked: contactBlocked,
         };
   return { campaign, contact };
+}
+
+/** One row of the claim: the leased campaign, its instance's hold, the contact it took. */
+type ClaimRow = DispatchCampaign &
+  TakenContactColumns &
+  Pick<ClaimedCampaign, 'takenOver' | 'sendingWindow' | 'instanceHeld' | 'quota'> & {
+    companyActive: boolean;
+    campaign_id: number | null;
+  };
+
+function claimOf(row: ClaimRow): ClaimedCampaign {
+  const { takenOver, sendingWindow, instanceHeld, quota, campaign_id: _taken, ...rest } = row;
+  const { campaign, contact } = splitTaken(rest);
+  return {
+    id: campaign.id,
+    takenOver,
+    companyActive: row.companyActive,
+    gatewayConfigId: campaign.gatewayConfigId,
+    minInterval: campaign.minInterval,
+    sendingWindow,
+    instanceHeld,
+    quota,
+    firstSend: contact ? { campaign, contact } : null,
+  };
 }

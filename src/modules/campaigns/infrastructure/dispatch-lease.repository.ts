@@ -5,7 +5,7 @@ import { holderIsGoneSql } from '../../../common/work/worker-liveness';
 import { execute, queryRows } from '../../../database/query-rows';
 import type { WaitingReason } from '../domain/campaign.entity';
 import type { Requeue, RequeueResult } from '../domain/dispatch-records';
-import { instanceSiblingsWait, NEVER_PAIRED, WAITING_FOR_INSTANCE } from './dispatch.sql';
+import { NEVER_PAIRED, WAITING_FOR_INSTANCE } from './dispatch.sql';
 
 /** Why a campaign's next send waits, when a lease is given back without sending. */
 export interface Deferral {
@@ -21,7 +21,7 @@ export interface Deferral {
 export interface Reschedule {
   nextSendInMs: number;
   cause: Requeue['cause'] | 'sent' | 'failed';
-  /** A message may have gone out: the instance's other campaigns wait their pauses too. */
+  /** A gateway call was made (send-outcome.ts: pacesInstance): the campaign's turn counts. */
   instancePaced?: boolean;
   /** For a disconnection: what the answer proved (INSTANCE_DISCONNECTED when omitted). */
   waitingReason?: WaitingReason;
@@ -46,19 +46,22 @@ export class DispatchLeaseRepository {
   /**
    * Gives back a lease taken for nothing, on its own: the campaign may not send before
    * `deferral.until`, for its reason; the instance's hold ends with it when the claim took it.
+   * The campaign row is written first: a write of a campaign locks its instance's row after it
+   * (the due time, kept by a trigger), so every writer takes the two in that order.
    */
   async defer(campaignId: number, workerId: string, deferral: Deferral): Promise<void> {
     await execute(
       this.dataSource,
-      `WITH instance AS (
-         UPDATE instance_pacing SET held_by = NULL, held_until = NULL
-          WHERE $5::boolean AND held_by = $2
-            AND gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = $1))
-       UPDATE campaigns SET next_send_at = greatest($3, now()),
-              waiting_reason = CASE WHEN $4::varchar IS NULL AND ${WAITING_FOR_INSTANCE}
-                                    THEN waiting_reason ELSE $4 END,
-              locked_by = NULL, locked_until = NULL
-        WHERE id = $1 AND locked_by = $2`,
+      `WITH campaign AS (
+         UPDATE campaigns SET next_send_at = greatest($3, now()),
+                waiting_reason = CASE WHEN $4::varchar IS NULL AND ${WAITING_FOR_INSTANCE}
+                                      THEN waiting_reason ELSE $4 END,
+                locked_by = NULL, locked_until = NULL
+          WHERE id = $1 AND locked_by = $2
+          RETURNING gateway_config_id)
+       UPDATE instance_pacing p SET held_by = NULL, held_until = NULL
+         FROM campaign
+        WHERE $5::boolean AND p.held_by = $2 AND p.gateway_config_id = campaign.gateway_config_id`,
       [campaignId, workerId, deferral.until, deferral.reason, deferral.instanceHeld],
     );
   }
@@ -78,8 +81,7 @@ export class DispatchLeaseRepository {
   ): Promise<RequeueResult> {
     const rows = await queryRows<Omit<RequeueResult, 'leaseHeld'>>(
       tx,
-      `WITH siblings AS (${instanceSiblingsWait('$5 AND EXISTS (SELECT 1 FROM campaigns WHERE id = $1 AND locked_by = $2)')})
-       UPDATE campaigns
+      `UPDATE campaigns
           SET next_send_at = CASE WHEN status = 'ACTIVE'
                                   THEN now() + make_interval(secs => $3::float / 1000)
                                   ELSE next_send_at END,

@@ -13,13 +13,7 @@ import type {
   FailedContactCounters,
   Requeue,
 } from '../domain/dispatch-records';
-import {
-  CAMPAIGN_MOVE,
-  COUNTER_COLUMNS,
-  instanceSiblingsWait,
-  MOVE,
-  UNFINISHED,
-} from './dispatch.sql';
+import { CAMPAIGN_MOVE, COUNTER_COLUMNS, MOVE, UNFINISHED } from './dispatch.sql';
 
 /**
  * The lease ends with the delivery when the turn ends ($8) while this worker ($5) holds it and
@@ -54,11 +48,14 @@ export class DispatchOutcomeRepository {
   /**
    * A delivered message in one statement (`tx` null: on its own, a prepared statement): the
    * contact SENT (from SENDING, or from UNCERTAIN when the send outlived its lease and another
-   * worker is reconciling it: it did go out), the sent counter by the rows that moved, the
-   * instance's other campaigns their own pauses, and — while `workerId` holds the lease — the
-   * next send time `delivery.pauseSeconds` from now by the database clock. When the turn ends
-   * with it (see Delivery.endsTurn), the lease and the instance are given back and the turn's
-   * messages counted for the instance's day, in the same statement.
+   * worker is reconciling it: it did go out) and the sent counter by the rows that moved; while
+   * `workerId` holds the lease, a long pause due after it (`delivery.waitingReason`) becomes
+   * the campaign's next send time, by the database clock. The pause after an ordinary message
+   * is kept on the instance (its last message and where the pause fell, `pauseDraw`), not on the
+   * campaign: the campaign row keeps its next_send_at, so that this write touches none of its
+   * indexes. When the turn ends with it (see Delivery.endsTurn), the lease and the instance are
+   * given back, the instance's pause begins and the turn's messages are counted for its day,
+   * in the same statement.
    */
   async recordDelivered(
     tx: Transaction | null,
@@ -72,11 +69,10 @@ export class DispatchOutcomeRepository {
           WHERE id = $2 AND campaign_id = $1 AND status IN (${MOVE.deliver.from})
           RETURNING id),
        moved AS (SELECT count(*)::int AS n FROM sent),
-       siblings AS (${instanceSiblingsWait('EXISTS (SELECT 1 FROM sent)')}),
        campaign AS (
          UPDATE campaigns
             SET sent_contacts = sent_contacts + moved.n, last_turn_at = now(),
-                next_send_at = CASE WHEN locked_by = $5 AND status = 'ACTIVE'
+                next_send_at = CASE WHEN locked_by = $5 AND status = 'ACTIVE' AND $7::varchar IS NOT NULL
                                     THEN now() + make_interval(secs => $6::float) ELSE next_send_at END,
                 waiting_reason = CASE WHEN locked_by = $5 THEN $7::varchar END,
                 disconnected_since = CASE WHEN locked_by = $5 THEN NULL ELSE disconnected_since END,
@@ -91,7 +87,7 @@ export class DispatchOutcomeRepository {
           RETURNING ${COUNTER_COLUMNS}, locked_by IS NOT DISTINCT FROM $5 AS "leaseHeld",
                     moved.n > 0 AS "contactMoved"),
        released AS (
-         UPDATE instance_pacing p SET ${releaseHoldSql('$5', '$10::int', '$11')}
+         UPDATE instance_pacing p SET ${releaseHoldSql('$5', '$10::int', '$11', '$12::float')}
            FROM campaign
           WHERE NOT campaign."leaseHeld"
             AND p.gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = $1))
@@ -108,6 +104,7 @@ export class DispatchOutcomeRepository {
       delivery.milestoneCount,
       delivery.turnMessages,
       this.config.appTimezone,
+      delivery.pauseDraw,
     ];
     const rows = tx
       ? await queryRows<DeliveryRecorded>(tx, sql, values)

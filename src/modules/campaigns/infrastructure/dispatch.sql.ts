@@ -1,4 +1,5 @@
 import { statusLiteral } from '../../../common/state/transition-table';
+import { campaignPauseEndsSql } from '../../gateway/infrastructure/instance-pacing.sql';
 import { CAMPAIGN_LIFECYCLE } from '../domain/campaign-status';
 import {
   CAMPAIGN_CONTACT_LIFECYCLE,
@@ -6,6 +7,10 @@ import {
 } from '../domain/campaign-contact-status';
 
 /** The engine's SQL fragments, shared by the dispatch repositories (claim, outcome, lease). */
+
+/** When the campaign's pause after its instance's last message ends (see campaignPauseEndsSql). */
+const PAUSE_ENDS = `(SELECT ${campaignPauseEndsSql('campaigns', 'p')} FROM instance_pacing p
+   WHERE p.gateway_config_id = campaigns.gateway_config_id)`;
 
 /** A campaign row as DispatchCampaign: what one send needs of it. */
 export const CAMPAIGN_COLUMNS = `
@@ -19,7 +24,7 @@ export const CAMPAIGN_COLUMNS = `
   long_pause_every AS "longPauseEvery", long_pause_min AS "longPauseMin", long_pause_max AS "longPauseMax",
   watched_sends AS "watchedSends",
   (SELECT auto_pause FROM companies WHERE companies.id = campaigns.company_id) AS "autoPause",
-  greatest(0, extract(epoch FROM now() - next_send_at))::float AS "sendLagSeconds"`;
+  greatest(0, extract(epoch FROM now() - greatest(next_send_at, ${PAUSE_ENDS})))::float AS "sendLagSeconds"`;
 
 /** The counters a campaign's events and completion are written from. */
 export const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
@@ -53,22 +58,6 @@ export const CAMPAIGN_MOVE = {
   fail: CAMPAIGN_LIFECYCLE.sql('fail'),
   pause: CAMPAIGN_LIFECYCLE.sql('pause'),
 };
-
-/**
- * After a message of campaign $1's gateway instance, each other ACTIVE campaign of the instance
- * waits a pause of its own, drawn in its [min, max]: the instance is quiet that long before that
- * campaign sends, and the claim's due scan stays small. `runs` says when it applies. A campaign
- * already waiting past its longest pause cannot move: its row is left as it is (no new row
- * version to write).
- */
-export function instanceSiblingsWait(runs: string): string {
-  return `UPDATE campaigns s
-             SET next_send_at = greatest(s.next_send_at, now() + make_interval(
-                   secs => s.min_interval + random() * (s.max_interval - s.min_interval)))
-           WHERE ${runs} AND s.status = 'ACTIVE' AND s.id <> $1
-             AND s.gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = $1)
-             AND s.next_send_at < now() + make_interval(secs => s.max_interval)`;
-}
 
 /** Whether the contact row `c` is on its company's active block list, when the company uses one. */
 export const CONTACT_IS_BLOCKED = `EXISTS (SELECT 1 FROM blocked_contacts b JOIN companies co ON co.id = b.company_id

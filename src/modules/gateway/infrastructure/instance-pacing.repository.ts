@@ -3,7 +3,12 @@ import { DataSource } from 'typeorm';
 import { queryPrepared, queryRows } from '../../../database/query-rows';
 import { AppConfig } from '../../../config/app-config.service';
 import { holderIsGoneSql } from '../../../common/work/worker-liveness';
-import { InstanceUsage, InstancePacing, SlotAnswer } from '../application/ports/instance-pacing';
+import {
+  InstanceTurnEnd,
+  InstanceUsage,
+  InstancePacing,
+  SlotAnswer,
+} from '../application/ports/instance-pacing';
 import {
   dayLimitSql,
   releaseHoldSql,
@@ -83,7 +88,7 @@ export class PgInstancePacing implements InstancePacing {
               cur.day_limit - cur.sent_today AS quota,
               coalesce(cur.sent_today >= cur.day_limit, false) AS capped,
               CASE WHEN cur.quiet_from > now() THEN cur.quiet_from
-                   -- Held by a send: its holder moves the campaigns of the instance when done.
+                   -- Held by another sender: look again shortly.
                    ELSE now() + interval '1 second' END AS "busyUntil",
               ((${todaySql('$4')} + 1)::timestamp AT TIME ZONE $4) AS "nextDay"
          FROM cur`,
@@ -92,13 +97,13 @@ export class PgInstancePacing implements InstancePacing {
     return rows[0] ?? null;
   }
 
-  async release(gatewayConfigId: number, holder: string, outcome: { sent: number }): Promise<void> {
+  async release(gatewayConfigId: number, holder: string, turn: InstanceTurnEnd): Promise<void> {
     await queryPrepared(
       this.dataSource,
       'pacing_release',
-      `UPDATE instance_pacing p SET ${releaseHoldSql('$2', '$3', '$4')}
+      `UPDATE instance_pacing p SET ${releaseHoldSql('$2', '$3', '$4', '$5::float')}
         WHERE gateway_config_id = $1`,
-      [gatewayConfigId, holder, outcome.sent, this.config.appTimezone],
+      [gatewayConfigId, holder, turn.sent, this.config.appTimezone, turn.pauseDraw ?? null],
     );
   }
 

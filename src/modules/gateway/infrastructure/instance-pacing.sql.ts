@@ -35,15 +35,42 @@ export function sentTodaySql(tz: string): string {
 }
 
 /**
- * The SET list that ends `holder`'s hold on row `p` and counts `sent` messages that went out
- * or may have: the count moves whoever holds the instance now (those messages went out either
- * way), the hold ends only if it is still `holder`'s.
+ * The SET list that ends `holder`'s hold on row `p` and counts `sent` messages that went out or
+ * may have. `pauseDraw` (0–1, null: no gateway call was made that a pause should follow) starts
+ * the instance's pause: each of its campaigns waits its own [min, max] at that point
+ * (campaignPauseEndsSql), and a trigger moves the instance's ready_at with it. The count moves
+ * whoever holds the instance now (those messages went out either way), the hold ends only if
+ * it is still `holder`'s.
  */
-export function releaseHoldSql(holder: string, sent: string, tz: string): string {
+export function releaseHoldSql(
+  holder: string,
+  sent: string,
+  tz: string,
+  pauseDraw: string,
+): string {
+  const called = `(${pauseDraw} IS NOT NULL OR ${sent} > 0)`;
   return `held_by = CASE WHEN p.held_by = ${holder} THEN NULL ELSE p.held_by END,
           held_until = CASE WHEN p.held_by = ${holder} THEN NULL ELSE p.held_until END,
-          last_message_at = CASE WHEN ${sent} > 0 THEN now() ELSE p.last_message_at END,
+          last_message_at = CASE WHEN ${called} THEN now() ELSE p.last_message_at END,
+          pause_draw = CASE WHEN ${called} THEN coalesce(${pauseDraw}, 0) ELSE p.pause_draw END,
           sent_on_day = ${sentTodaySql(tz)} + ${sent},
           day = ${todaySql(tz)},
           first_send_at = CASE WHEN ${sent} > 0 THEN coalesce(p.first_send_at, now()) ELSE p.first_send_at END`;
 }
+
+/**
+ * When campaign `d` may send again after the last message of its instance `p`: its own pause,
+ * drawn at the point of its [min, max] the last message's pause fell on (p.pause_draw).
+ */
+export function campaignPauseEndsSql(d: string, p: string): string {
+  return `(${p}.last_message_at + make_interval(
+    secs => ${d}.min_interval + ${p}.pause_draw * (${d}.max_interval - ${d}.min_interval)))`;
+}
+
+/**
+ * When instance `p` may send again, as its due index (instance_pacing_due_idx) has it: once one
+ * of its ACTIVE campaigns is due and past its pause (ready_at, kept by triggers), and nobody
+ * holds it. Only instances with ACTIVE campaigns are in the index (`INSTANCE_HAS_CAMPAIGNS`).
+ */
+export const INSTANCE_DUE_AT = `greatest(p.ready_at, p.held_until)`;
+export const INSTANCE_HAS_CAMPAIGNS = `p.ready_at IS NOT NULL`;

@@ -18,18 +18,26 @@ export abstract class InstancePacing {
     pauseSeconds: number,
   ): Promise<SlotAnswer>;
 
-  /** Ends `holder`'s hold: `sent` messages went out or may have (counted for the day). */
-  abstract release(
-    gatewayConfigId: number,
-    holder: string,
-    outcome: { sent: number },
-  ): Promise<void>;
+  /** Ends `holder`'s hold on the instance, with what its turn came to. */
+  abstract release(gatewayConfigId: number, holder: string, turn: InstanceTurnEnd): Promise<void>;
 
   /** Ends the holds of workers whose process died (their liveness lock is gone): at once. */
   abstract releaseHoldsOfGoneWorkers(): Promise<number>;
 
   /** What the instance sent today and why it waits, for a person (GET …/usage). */
   abstract usage(gatewayConfigId: number): Promise<InstanceUsage>;
+}
+
+/** What a turn on the instance came to, as its hold ends. */
+export interface InstanceTurnEnd {
+  /** Messages that went out or may have: counted for the instance's day. */
+  sent: number;
+  /**
+   * Where the pause after the turn's last gateway call falls in the [min, max] of each campaign
+   * of the instance (0–1): each waits its own pause at that point before it sends. Null or
+   * absent: no call was made that a pause should follow (unless messages were sent: 0).
+   */
+  pauseDraw?: number | null;
 }
 
 export type SlotAnswer =
