@@ -54,15 +54,18 @@ const CANDIDATES = `
    ORDER BY i.gateway_config_id, d.last_turn_at NULLS FIRST, d.id`;
 
 /**
- * $2 of the candidates, the most overdue first, locked (a row another worker is claiming is
- * skipped) and checked again as of their latest rows; each row is reached by its key.
+ * $2 of the candidates, the most overdue first, locked with their instance's row (a campaign
+ * or an instance another worker is claiming is skipped: two workers never lease two campaigns
+ * of one instance together, where the second could only wait) and checked again as of their
+ * latest rows; each row is reached by its key.
  */
 const DUE_CAMPAIGNS = `
   SELECT c.id, c.locked_by AS previous_holder, c.gateway_config_id, c.min_interval, c.max_interval
     FROM candidates JOIN campaigns c ON c.id = candidates.id
+    JOIN instance_pacing i ON i.gateway_config_id = c.gateway_config_id
    WHERE c.status = 'ACTIVE' AND c.next_send_at <= now()
      AND (c.locked_until IS NULL OR c.locked_until < now())
-   ORDER BY candidates.due_at LIMIT $2 FOR UPDATE OF c SKIP LOCKED`;
+   ORDER BY candidates.due_at LIMIT $2 FOR UPDATE OF c, i SKIP LOCKED`;
 
 /**
  * The instances of the due campaigns that may send now, as of their latest rows (locked, a
