@@ -26,29 +26,19 @@ export class DomainError extends Error {
   }
 }
 
-export class NotFoundError extends DomainError {
-  constructor(code: string, message: string) {
-    super(code, 'not_found', message);
-  }
+/** The base of the errors of one kind that carry nothing but their code and message. */
+function domainErrorOf(kind: ErrorKind) {
+  return class extends DomainError {
+    constructor(code: string, message: string) {
+      super(code, kind, message);
+    }
+  };
 }
 
-export class ForbiddenError extends DomainError {
-  constructor(code: string, message: string) {
-    super(code, 'forbidden', message);
-  }
-}
-
-export class InvalidInputError extends DomainError {
-  constructor(code: string, message: string) {
-    super(code, 'invalid', message);
-  }
-}
-
-export class UnauthorizedError extends DomainError {
-  constructor(code: string, message: string) {
-    super(code, 'unauthorized', message);
-  }
-}
+export class NotFoundError extends domainErrorOf('not_found') {}
+export class ForbiddenError extends domainErrorOf('forbidden') {}
+export class InvalidInputError extends domainErrorOf('invalid') {}
+export class UnauthorizedError extends domainErrorOf('unauthorized') {}
 
 export class RateLimitedError extends DomainError {
   constructor(

@@ -1,5 +1,6 @@
 import { Injectable, type Provider } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config.service';
+import { AppConfig, type RetentionDays } from '../../config/app-config.service';
+import type { TransitionTable } from '../state/transition-table';
 
 /**
  * What one retention job removes: rows of `table` that are finished and older than `days`.
@@ -45,4 +46,22 @@ export function retentionPolicy(declare: (config: AppConfig) => RetentionPolicy)
     useFactory: (policies: RetentionPolicies, config: AppConfig) => policies.add(declare(config)),
     inject: [RetentionPolicies, AppConfig],
   };
+}
+
+/**
+ * The policy of a table whose rows follow a lifecycle: a row goes once its status is final in
+ * `lifecycle` and its `agedFrom` column is older than the table's RETENTION_*_DAYS
+ * (`config.retentionDays[days]`); open rows stay however old they are.
+ */
+export function finishedRowsRetention<S extends string, A extends string>(
+  lifecycle: TransitionTable<S, A>,
+  rows: { name: string; table: string; agedFrom: string; days: keyof RetentionDays },
+): Provider {
+  return retentionPolicy((config) => ({
+    name: rows.name,
+    table: rows.table,
+    key: 'id',
+    expired: `status IN (${lifecycle.finalSql()}) AND ${rows.agedFrom} < now() - $1::interval`,
+    days: config.retentionDays[rows.days],
+  }));
 }

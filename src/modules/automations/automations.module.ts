@@ -8,7 +8,7 @@ import { CampaignsModule } from '../campaigns/campaigns.module';
 import { AutomationsController } from './api/automations.controller';
 import { AutomationsEnabledGuard } from './api/automations-enabled.guard';
 import { AutomationDatabases } from './application/ports/automation-databases.port';
-import { AutomationGatewayUsage } from './application/automation-gateway-usage';
+import { automationGatewayUsage } from './application/automation-gateway-usage';
 import { AutomationRunRecorder } from './application/automation-run-recorder';
 import { AutomationRunner } from './application/automation-runner';
 import { AutomationScheduler } from './application/automation-scheduler';
@@ -39,7 +39,7 @@ import { automationRunsRetention } from './infrastructure/automation-runs.retent
     AutomationRunner,
     AutomationRunRecorder,
     AutomationScheduler,
-    AutomationGatewayUsage,
+    automationGatewayUsage,
     AutomationsEnabledGuard,
     { provide: AutomationDatabases, useClass: UserDatabaseColumnsAdapter },
   ],

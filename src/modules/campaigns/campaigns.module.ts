@@ -11,7 +11,7 @@ import { CampaignEngineTransitions } from './application/campaign-engine-transit
 import { CampaignMessageSender } from './application/campaign-message.sender';
 import { CampaignGatewayCheck } from './application/campaign-gateway-check';
 import { CampaignGatewayTargets } from './application/campaign-gateway-targets';
-import { CampaignGatewayUsage } from './application/campaign-gateway-usage';
+import { campaignGatewayUsage } from './application/campaign-gateway-usage';
 import { CampaignDeliveryEvents } from './application/campaign-delivery-events';
 import { CampaignLifecycle } from './application/campaign-lifecycle';
 import { CampaignRuns } from './application/campaign-runs.service';
@@ -68,7 +68,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     SendReconciler,
     ReconciliationRepository,
     CampaignGatewayTargets,
-    CampaignGatewayUsage,
+    campaignGatewayUsage,
     CampaignLifecycle,
     CampaignRuns,
     { provide: ContactVariablesProvider, useExisting: UserDatabaseContactVariables },

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit, type Provider, type Type } from '@nestjs/common';
 
 /**
  * Answers whether a saved gateway configuration is in use, with a Portuguese reason
@@ -55,4 +55,38 @@ export class GatewayConfigUsageRegistry {
       (reason): reason is string => typeof reason === 'string' && reason !== '',
     );
   }
+}
+
+/** How a module's records use gateway configurations, asked of its repository `R`. */
+export interface GatewayConfigUsage<R> {
+  /** Why a configuration in use cannot be deleted, in Portuguese ('usada por uma automação ativa'). */
+  reason: string;
+  inUse: (repository: R, companyId: number, configId: number) => Promise<boolean>;
+  /** Who sends through the configuration's instance: the campaigns module alone counts them. */
+  countSenders?: (repository: R, companyId: number, configId: number) => Promise<ActiveSenders>;
+}
+
+/**
+ * A provider that tells the registry how a module uses gateway configurations when the module
+ * starts (onModuleInit); list it among the module's providers:
+ * `gatewayConfigUsage(AutomationsRepository, { reason: 'usada por …', inUse: … })`.
+ */
+export function gatewayConfigUsage<R>(repository: Type<R>, usage: GatewayConfigUsage<R>): Provider {
+  return {
+    provide: Symbol(`gateway config usage: ${usage.reason}`),
+    useFactory: (registry: GatewayConfigUsageRegistry, records: R): OnModuleInit => ({
+      onModuleInit: () => {
+        registry.register(async (companyId, configId) =>
+          (await usage.inUse(records, companyId, configId)) ? usage.reason : null,
+        );
+        const { countSenders } = usage;
+        if (countSenders) {
+          registry.countSendersWith((companyId, configId) =>
+            countSenders(records, companyId, configId),
+          );
+        }
+      },
+    }),
+    inject: [GatewayConfigUsageRegistry, repository],
+  };
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
-import { execute, queryMilliseconds, queryRows } from '../../../database/query-rows';
+import { countUpTo, execute, queryMilliseconds, queryRows } from '../../../database/query-rows';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
 import { statusLiteral } from '../../../common/state/transition-table';
 import {
@@ -153,14 +153,12 @@ export class ImportJobsRepository extends TenantRepository<ImportJob> {
   }
 
   /** For the metrics: PENDING jobs, counted up to `cap` over the open-jobs index. */
-  async countPending(cap: number): Promise<number> {
-    const rows = await queryRows<{ pending: number }>(
+  countPending(cap: number): Promise<number> {
+    return countUpTo(
       this.dataSource,
-      `SELECT count(*)::int AS pending FROM (SELECT 1 FROM contact_import_jobs
-                                               WHERE status = 'PENDING' LIMIT $1) p`,
-      [cap],
+      `SELECT 1 FROM contact_import_jobs WHERE status = 'PENDING'`,
+      cap,
     );
-    return rows[0].pending;
   }
 
   async msUntilNextDue(): Promise<number | null> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryMilliseconds, queryRows } from '../../../database/query-rows';
+import { countUpTo, queryMilliseconds, queryRows } from '../../../database/query-rows';
 import {
   AttemptOutcome,
   AttemptRow,
@@ -214,17 +214,14 @@ export class WebhookDeliveriesRepository {
    * For the metrics: PENDING deliveries due now whose webhook is on, counted up to `cap` over
    * the due index (those waiting for an earlier event of their campaign are not due).
    */
-  async countDue(cap: number): Promise<number> {
-    const rows = await queryRows<{ due: number }>(
+  countDue(cap: number): Promise<number> {
+    return countUpTo(
       this.dataSource,
-      `SELECT count(*)::int AS due FROM (
-         SELECT 1 FROM webhook_deliveries d
-          WHERE d.status = 'PENDING' AND d.next_attempt_at <= now()
-            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active)
-          LIMIT $1) due`,
-      [cap],
+      `SELECT 1 FROM webhook_deliveries d
+        WHERE d.status = 'PENDING' AND d.next_attempt_at <= now()
+          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active)`,
+      cap,
     );
-    return rows[0].due;
   }
 
   /**
