@@ -75,7 +75,7 @@ export class Metrics implements OnApplicationShutdown {
 
   private readonly dispatchLag = new Histogram({
     name: `${METRIC_PREFIX}dispatch_lag_seconds`,
-    help: "How late each campaign message began to be sent, behind its campaign's due time (next_send_at)",
+    help: 'How late each campaign message began to be sent, behind the moment its campaign could send (next_send_at and its pause)',
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
     registers: [this.registry],
   });
