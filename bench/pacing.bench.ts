@@ -328,8 +328,8 @@ async function installTakeLog(sql: Pool): Promise<void> {
     BEGIN
       INSERT INTO bench_pacing_takes
       SELECT NEW.id, c.gateway_config_id, now(),
-             greatest(c.next_send_at, p.last_message_at + make_interval(secs => c.min_interval + p.pause_draw * (c.max_interval - c.min_interval))),
-             (SELECT min(greatest(s.next_send_at, p.last_message_at + make_interval(secs => s.min_interval + p.pause_draw * (s.max_interval - s.min_interval))))
+             greatest(c.next_send_at, pause_ends_at(p.last_message_at, p.pause_draw, c.min_interval, c.max_interval)),
+             (SELECT min(greatest(s.next_send_at, pause_ends_at(p.last_message_at, p.pause_draw, s.min_interval, s.max_interval)))
                 FROM campaigns s WHERE s.gateway_config_id = c.gateway_config_id AND s.status = 'ACTIVE')
         FROM campaigns c LEFT JOIN instance_pacing p ON p.gateway_config_id = c.gateway_config_id
        WHERE c.id = NEW.campaign_id;

@@ -5,7 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * that sent it and into each of the instance's other campaigns: `pause_draw` is where in their
  * [min, max] the message's pause falls (0–1, drawn once per message), so campaign d may send
  * again at last_message_at + d.min + pause_draw × (d.max − d.min): its own pause, as before,
- * and a paced message no longer rewrites five campaign rows and their indexes.
+ * and a paced message no longer rewrites five campaign rows and their indexes. That rule is
+ * written once, as the SQL function pause_ends_at.
  *
  * The claim then looks for instances, not campaigns: `ready_at` is the earliest moment one of
  * the instance's ACTIVE campaigns may send (its own next_send_at and its pause), null when it
@@ -23,6 +24,14 @@ export class PaceInstancesNotCampaigns1763970000000 implements MigrationInterfac
         ADD COLUMN pause_draw double precision NOT NULL DEFAULT 0,
         ADD COLUMN ready_at timestamptz`);
     await q.query(`
+      CREATE FUNCTION pause_ends_at(last_message timestamptz, draw double precision,
+                                    min_seconds integer, max_seconds integer)
+      RETURNS timestamptz LANGUAGE sql STABLE PARALLEL SAFE AS $$
+        -- One expression, so that the planner inlines it where it is used: the one definition
+        -- of a campaign's pause, for the triggers, the engine's statements and the API's reads.
+        SELECT last_message + make_interval(secs => min_seconds + draw * (max_seconds - min_seconds))
+      $$`);
+    await q.query(`
       CREATE FUNCTION instance_ready_at(config_id integer, last_message timestamptz, draw double precision)
       RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
       DECLARE
@@ -30,8 +39,8 @@ export class PaceInstancesNotCampaigns1763970000000 implements MigrationInterfac
       BEGIN
         -- PL/pgSQL, not SQL: its plan is kept for the session, where a SQL function called
         -- from a trigger is planned again on every call (most of a message's trigger cost).
-        SELECT min(greatest(d.next_send_at, last_message + make_interval(
-                 secs => d.min_interval + draw * (d.max_interval - d.min_interval))))
+        SELECT min(greatest(d.next_send_at,
+                            pause_ends_at(last_message, draw, d.min_interval, d.max_interval)))
           INTO ready
           FROM campaigns d
          WHERE d.gateway_config_id = config_id AND d.status = 'ACTIVE';
@@ -128,6 +137,7 @@ export class PaceInstancesNotCampaigns1763970000000 implements MigrationInterfac
     await q.query(`DROP TRIGGER instance_pacing_ready_on_message ON instance_pacing`);
     await q.query(`DROP FUNCTION instance_pacing_new_message()`);
     await q.query(`DROP FUNCTION instance_ready_at(integer, timestamptz, double precision)`);
+    await q.query(`DROP FUNCTION pause_ends_at(timestamptz, double precision, integer, integer)`);
     await q.query(`ALTER TABLE instance_pacing DROP COLUMN ready_at, DROP COLUMN pause_draw`);
   }
 }

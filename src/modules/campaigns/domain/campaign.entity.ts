@@ -148,8 +148,8 @@ export class Campaign extends Timestamped {
   /** The end of its pause after its instance's last message, read with the campaign. */
   @VirtualColumn({
     type: 'timestamptz',
-    query: (alias) => `SELECT p.last_message_at + make_interval(secs => ${alias}.min_interval
-                         + p.pause_draw * (${alias}.max_interval - ${alias}.min_interval))
+    query: (alias) => `SELECT pause_ends_at(p.last_message_at, p.pause_draw, ${alias}.min_interval,
+                         ${alias}.max_interval)
                          FROM instance_pacing p WHERE p.gateway_config_id = ${alias}.gateway_config_id`,
   })
   readonly pauseEndsAt?: Date | null;

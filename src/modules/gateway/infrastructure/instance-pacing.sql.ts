@@ -63,8 +63,7 @@ export function releaseHoldSql(
  * drawn at the point of its [min, max] the last message's pause fell on (p.pause_draw).
  */
 export function campaignPauseEndsSql(d: string, p: string): string {
-  return `(${p}.last_message_at + make_interval(
-    secs => ${d}.min_interval + ${p}.pause_draw * (${d}.max_interval - ${d}.min_interval)))`;
+  return `pause_ends_at(${p}.last_message_at, ${p}.pause_draw, ${d}.min_interval, ${d}.max_interval)`;
 }
 
 /**
