@@ -115,7 +115,7 @@ export class CampaignDispatcher {
       claim.gatewayConfigId,
       this.workerId,
       this.config.dispatchLeaseSeconds,
-      claim.minInterval,
+      { minSeconds: claim.minInterval, maxSeconds: claim.maxInterval },
     );
   }
 

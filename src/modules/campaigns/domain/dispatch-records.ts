@@ -56,13 +56,14 @@ export interface ClaimedCampaign {
   takenOver: boolean;
   companyActive: boolean;
   gatewayConfigId: number;
-  /** The shortest pause the campaign allows: its instance must have been quiet that long. */
+  /** The campaign's pause range: its own pause after the instance's last message falls in it. */
   minInterval: number;
+  maxInterval: number;
   /** The campaign's window, or its company's default; null: always. */
   sendingWindow: SendingWindow | null;
   /**
-   * The claim held the campaign's instance for this worker (quiet for the campaign's shortest
-   * pause, nobody else holding it, its figure of the day not reached): the turn may send.
+   * The claim held the campaign's instance for this worker (the campaign's pause after its
+   * last message over, nobody else holding it, its figure of the day not reached): the turn may send.
    * False: the instance is to be held through InstancePacing, which says why not when it
    * cannot be (its pacing row does not exist yet, its day is full, another sender took it).
    */

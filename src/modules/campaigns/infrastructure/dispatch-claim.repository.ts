@@ -339,6 +339,7 @@ function claimOf(row: ClaimRow): ClaimedCampaign {
     companyActive: row.companyActive,
     gatewayConfigId: campaign.gatewayConfigId,
     minInterval: campaign.minInterval,
+    maxInterval: campaign.maxInterval,
     sendingWindow,
     instanceHeld,
     quota,

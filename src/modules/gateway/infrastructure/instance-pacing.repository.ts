@@ -5,6 +5,7 @@ import { AppConfig } from '../../../config/app-config.service';
 import { holderIsGoneSql } from '../../../common/work/worker-liveness';
 import {
   InstanceTurnEnd,
+  PauseRange,
   InstanceUsage,
   InstancePacing,
   SlotAnswer,
@@ -40,16 +41,16 @@ export class PgInstancePacing implements InstancePacing {
     gatewayConfigId: number,
     holder: string,
     holdSeconds: number,
-    pauseSeconds: number,
+    pause: PauseRange,
   ): Promise<SlotAnswer> {
-    let row = await this.tryHold(gatewayConfigId, holder, holdSeconds, pauseSeconds);
+    let row = await this.tryHold(gatewayConfigId, holder, holdSeconds, pause);
     if (!row) {
       await this.dataSource.query(
         `INSERT INTO instance_pacing (gateway_config_id, company_id)
          SELECT id, company_id FROM gateway_configs WHERE id = $1 ON CONFLICT DO NOTHING`,
         [gatewayConfigId],
       );
-      row = await this.tryHold(gatewayConfigId, holder, holdSeconds, pauseSeconds);
+      row = await this.tryHold(gatewayConfigId, holder, holdSeconds, pause);
     }
     if (!row || row.held) {
       // No row: the configuration is gone; the send finds that out and says so.
@@ -64,13 +65,14 @@ export class PgInstancePacing implements InstancePacing {
     gatewayConfigId: number,
     holder: string,
     holdSeconds: number,
-    pauseSeconds: number,
+    pause: PauseRange,
   ): Promise<HoldRow | null> {
     const rows = await queryPrepared<HoldRow>(
       this.dataSource,
       'pacing_hold',
       `WITH cur AS (
-         SELECT p.gateway_config_id, p.last_message_at + make_interval(secs => $5::float) AS quiet_from,
+         SELECT p.gateway_config_id,
+                pause_ends_at(p.last_message_at, p.pause_draw, $5::int, $6::int) AS quiet_from,
                 p.held_by, p.held_until,
                 ${sentTodaySql('$4')} AS sent_today, ${dayLimitSql('$4')} AS day_limit
            FROM instance_pacing p JOIN gateway_configs g ON g.id = p.gateway_config_id
@@ -92,7 +94,14 @@ export class PgInstancePacing implements InstancePacing {
                    ELSE now() + interval '1 second' END AS "busyUntil",
               ((${todaySql('$4')} + 1)::timestamp AT TIME ZONE $4) AS "nextDay"
          FROM cur`,
-      [gatewayConfigId, holder, holdSeconds, this.config.appTimezone, pauseSeconds],
+      [
+        gatewayConfigId,
+        holder,
+        holdSeconds,
+        this.config.appTimezone,
+        pause.minSeconds,
+        pause.maxSeconds,
+      ],
     );
     return rows[0] ?? null;
   }

@@ -54,12 +54,10 @@ export class NoticeWorker extends BackgroundWorker {
       notice.gatewayConfigId,
     );
     const holder = this.liveness.workerId;
-    const slot = await this.pacing.hold(
-      notice.gatewayConfigId,
-      holder,
-      HOLD_SECONDS,
-      shortestPauseSeconds ?? 0,
-    );
+    const slot = await this.pacing.hold(notice.gatewayConfigId, holder, HOLD_SECONDS, {
+      minSeconds: shortestPauseSeconds ?? 0,
+      maxSeconds: shortestPauseSeconds ?? 0,
+    });
     if (!slot.held) {
       await this.notices.waitForSlot(notice.id, slot.retryAt);
       return;

@@ -7,15 +7,16 @@
  */
 export abstract class InstancePacing {
   /**
-   * Holds the instance for `holder` for at most `holdSeconds` when it has been quiet for
-   * `pauseSeconds` since its last message, nobody else holds it, and its figure of the day is
-   * not reached; otherwise says why and when to look again.
+   * Holds the instance for `holder` for at most `holdSeconds` when the sender's pause after
+   * the instance's last message is over (its `pause` range, at the point the last message's
+   * pause was drawn), nobody else holds it, and its figure of the day is not reached; otherwise
+   * says why and when to look again.
    */
   abstract hold(
     gatewayConfigId: number,
     holder: string,
     holdSeconds: number,
-    pauseSeconds: number,
+    pause: PauseRange,
   ): Promise<SlotAnswer>;
 
   /** Ends `holder`'s hold on the instance, with what its turn came to. */
@@ -26,6 +27,12 @@ export abstract class InstancePacing {
 
   /** What the instance sent today and why it waits, for a person (GET …/usage). */
   abstract usage(gatewayConfigId: number): Promise<InstanceUsage>;
+}
+
+/** A sender's pause between two messages of the instance, in seconds (min = max: a fixed one). */
+export interface PauseRange {
+  minSeconds: number;
+  maxSeconds: number;
 }
 
 /** What a turn on the instance came to, as its hold ends. */
