@@ -20,6 +20,7 @@ import {
   DeliveredOutcome,
   FailedOutcome,
   InstanceCondition,
+  pacesInstance,
   retryDelayMs,
   sendSignalOf,
   UncertainOutcome,
@@ -225,7 +226,7 @@ export class SendOutcomeRecorder {
     const next = await this.reschedule(tx, campaign, {
       nextSendInMs: outcome.paced ? pauseMsOf(pauses) : 0,
       cause: 'failed',
-      instancePaced: outcome.paced,
+      instancePaced: pacesInstance(outcome),
     });
     if (!next.leaseHeld) {
       return counted;
@@ -265,7 +266,7 @@ export class SendOutcomeRecorder {
     await this.reschedule(tx, campaign, {
       nextSendInMs: pauseMsOf(pauses),
       cause: 'sent',
-      instancePaced: true,
+      instancePaced: pacesInstance(outcome),
     });
     return doubted ? countedAs('uncertain', outcome.cause) : null;
   }

@@ -84,12 +84,12 @@ const FREE_INSTANCES = `
 
 /**
  * The next ready contact of campaign `campaignId` (an SQL expression), locked (a row another
- * statement is taking is skipped): PENDING, its retry due, in id order.
+ * statement is taking is skipped): PENDING, its retry due, in id order; `onlyIf` guards it.
  */
-function nextReadyContactSql(campaignId: string): string {
+function nextReadyContactSql(campaignId: string, onlyIf = 'true'): string {
   return `(SELECT id FROM campaign_contacts
             WHERE campaign_id = ${campaignId} AND status IN (${MOVE.take.from})
-              AND (next_attempt_at IS NULL OR next_attempt_at <= now())
+              AND (next_attempt_at IS NULL OR next_attempt_at <= now()) AND ${onlyIf}
             ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)`;
 }
 
@@ -212,12 +212,7 @@ export class DispatchClaimRepository {
           RETURNING ${CAMPAIGN_COLUMNS}),
        taken AS (
          UPDATE campaign_contacts c SET ${TAKE_SET}
-          WHERE id = (SELECT id FROM campaign_contacts
-                       WHERE campaign_id = $1 AND status IN (${MOVE.take.from})
-                         AND (next_attempt_at IS NULL OR next_attempt_at <= now())
-                         AND EXISTS (SELECT 1 FROM campaign
-                                      WHERE status = 'ACTIVE' AND "lockedBy" = $2)
-                       ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+          WHERE id = ${nextReadyContactSql('$1', `EXISTS (SELECT 1 FROM campaign WHERE status = 'ACTIVE' AND "lockedBy" = $2)`)}
           RETURNING ${TAKEN_CONTACT_COLUMNS})
        SELECT campaign.*, taken.* FROM campaign LEFT JOIN taken ON true`,
       [campaignId, workerId, leaseSeconds],

@@ -15,7 +15,7 @@ const CAMPAIGN_CLAIMABLE_AT = `greatest(d.next_send_at, ${campaignPauseEndsSql('
   d.locked_until)`;
 
 /** Due ACTIVE campaigns: nothing of their own, nor of their instance, keeps them waiting. */
-const DUE_CAMPAIGNS = `
+const FROM_DUE_CAMPAIGNS = `
   FROM campaigns d JOIN instance_pacing p ON p.gateway_config_id = d.gateway_config_id
  WHERE d.status = 'ACTIVE' AND ${CAMPAIGN_CLAIMABLE_AT} <= now()`;
 
@@ -30,14 +30,14 @@ export class DispatchMonitoringRepository {
       this.dataSource,
       `SELECT count(*)::int AS due,
               extract(epoch FROM now() - min(${CAMPAIGN_CLAIMABLE_AT}))::float AS lag
-         ${DUE_CAMPAIGNS}`,
+         ${FROM_DUE_CAMPAIGNS}`,
     );
     return { due: rows[0].due, lagSeconds: Math.max(0, Math.round((rows[0].lag ?? 0) * 10) / 10) };
   }
 
   /** For the metrics: due ACTIVE campaigns, counted up to `cap`. */
   countDue(cap: number): Promise<number> {
-    return countUpTo(this.dataSource, `SELECT 1 ${DUE_CAMPAIGNS}`, cap);
+    return countUpTo(this.dataSource, `SELECT 1 ${FROM_DUE_CAMPAIGNS}`, cap);
   }
 
   /**
