@@ -9,6 +9,7 @@ import { DispatchClaimRepository } from '../../src/modules/campaigns/infrastruct
 import { DispatchLeaseRepository } from '../../src/modules/campaigns/infrastructure/dispatch-lease.repository';
 import { DispatchMonitoringRepository } from '../../src/modules/campaigns/infrastructure/dispatch-monitoring.repository';
 import { DispatchOutcomeRepository } from '../../src/modules/campaigns/infrastructure/dispatch-outcome.repository';
+import { PgInstancePacing } from '../../src/modules/gateway/infrastructure/instance-pacing.repository';
 import { EngineDatabase, openEngineDatabase } from './support/engine-database';
 import {
   campaignState,
@@ -35,6 +36,7 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
   let outcomes: DispatchOutcomeRepository;
   let leases: DispatchLeaseRepository;
   let monitoring: DispatchMonitoringRepository;
+  let pacing: PgInstancePacing;
   let company: number;
 
   beforeAll(async () => {
@@ -45,6 +47,7 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
     outcomes = new DispatchOutcomeRepository(database.dataSource, config);
     leases = new DispatchLeaseRepository(database.dataSource);
     monitoring = new DispatchMonitoringRepository(database.dataSource);
+    pacing = new PgInstancePacing(database.dataSource, config);
   });
 
   afterAll(async () => {
@@ -453,6 +456,34 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       await sql.query(`DELETE FROM campaigns WHERE id = $1`, [id]);
 
       expect(await dueInSeconds(instance)).toBeNull();
+    });
+  });
+
+  describe('holding an instance outside the claim (InstancePacing.hold)', () => {
+    it("waits for the sender's own pause at the point the last message's pause was drawn", async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      // Halfway through [1 s, 61 s]: this sender waits 31 s after the last message.
+      await sql.query(`UPDATE instance_pacing SET pause_draw = 0.5 WHERE gateway_config_id = $1`, [
+        instance,
+      ]);
+
+      const refused = await pacing.hold(instance, WORKER, LEASE_SECONDS, {
+        minSeconds: 1,
+        maxSeconds: 61,
+      });
+      const held = await pacing.hold(instance, WORKER, LEASE_SECONDS, {
+        minSeconds: 1,
+        maxSeconds: 11,
+      });
+
+      expect(refused).toMatchObject({ held: false, reason: 'BUSY' });
+      if (!refused.held) {
+        const waitsSeconds = (refused.retryAt.getTime() - Date.now()) / 1000;
+        expect(waitsSeconds).toBeGreaterThan(19);
+        expect(waitsSeconds).toBeLessThanOrEqual(21);
+      }
+      expect(held).toMatchObject({ held: true });
+      expect(await pacingState(sql, instance)).toMatchObject({ heldBy: WORKER });
     });
   });
 
