@@ -5,7 +5,13 @@ import { createDedicatedDatabase } from '../e2e/foundation/helpers/databases';
 import { closeDb, db, sqlPool } from './db';
 import { FakeEvolutionApi } from './fake-evolution-api';
 import { freePort } from './media';
-import { startAppOn, testDatabaseUrl, TestApp, TestCompany } from './test-app';
+import {
+  companiesRegisteredThrough,
+  startAppOn,
+  testDatabaseUrl,
+  TestApp,
+  TestCompany,
+} from './test-app';
 import { SHARED_ENCRYPTION_KEY, startWorkerProcess, WorkerProcess } from './worker-process';
 
 /** A server a spec runs beside the app (a webhook receiver, a media host…). */
@@ -97,6 +103,7 @@ class E2eRun {
   private env: Record<string, string> = {};
   private port?: number;
   private readonly workers: WorkerProcess[] = [];
+  private readonly apps: TestApp[] = [];
 
   constructor(private readonly options: E2eFixtureOptions) {
     this.fake = options.fake ?? new FakeEvolutionApi();
@@ -124,6 +131,7 @@ class E2eRun {
 
   async startApp(): Promise<TestApp> {
     this.app = await startAppOn(this.databaseUrl(), this.env, { port: this.port });
+    this.apps.push(this.app);
     return this.app;
   }
 
@@ -154,10 +162,27 @@ class E2eRun {
 
   async stop(): Promise<void> {
     await this.stopApp();
+    await this.stopWorkLeftOnSharedDatabase();
     await Promise.all([this.fake.stop(), ...this.servers().map((server) => server.stop())]);
     await Promise.all([this.ownPool?.end(), closeDb()]);
     await this.database?.drop();
     this.expectNoRefusals();
+  }
+
+  /** Campaigns and automations of this spec's companies no other spec's app could send. */
+  private async stopWorkLeftOnSharedDatabase(): Promise<void> {
+    const companyIds = this.apps.flatMap((app) => companiesRegisteredThrough(app.http));
+    if (this.database || companyIds.length === 0) {
+      return;
+    }
+    await db().query(
+      `UPDATE campaigns SET status = 'CANCELLED'
+        WHERE company_id = ANY($1) AND status IN ('ACTIVE', 'SCHEDULED', 'PAUSED')`,
+      [companyIds],
+    );
+    await db().query(`UPDATE automations SET is_active = false WHERE company_id = ANY($1)`, [
+      companyIds,
+    ]);
   }
 
   private databaseUrl(): string {

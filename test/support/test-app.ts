@@ -87,6 +87,17 @@ export async function startAppOn(
 }
 
 let counter = 0;
+/**
+ * The companies registered through each app's agent: every test app opens secrets with a key
+ * of its own, so what one spec leaves running on the shared database must be stopped when the
+ * spec ends, or another spec's app takes it up and fails to open its gateway key.
+ */
+const companiesRegistered = new WeakMap<TestAgent, number[]>();
+
+export function companiesRegisteredThrough(http: TestAgent): number[] {
+  return companiesRegistered.get(http) ?? [];
+}
+
 export function uniqueEmail(prefix = 'empresa'): string {
   counter += 1;
   return `${prefix}-${process.pid}-${Date.now()}-${counter}@teste.com.br`;
@@ -111,6 +122,7 @@ export class TestCompany {
       .send({ name: name ?? 'Empresa de Teste', email, password })
       .expect(200);
     const body = response.body as { companyId: number; accessToken: string };
+    companiesRegistered.set(http, [...companiesRegisteredThrough(http), body.companyId]);
     return new TestCompany(body.companyId, email, password, body.accessToken, http);
   }
 
