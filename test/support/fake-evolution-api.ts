@@ -251,6 +251,11 @@ function jidOf(number: string): string {
   return number.includes('@') ? number : `${digitsOf(number)}@s.whatsapp.net`;
 }
 
+/** A Prisma `cuid()`-like row id: `c` and 24 lowercase characters. */
+function cuid(): string {
+  return `c${randomBytes(12).toString('hex')}`;
+}
+
 export class FakeEvolutionApi {
   readonly sent: FakeSentMessage[] = [];
   readonly requests: FakeRequest[] = [];
@@ -276,6 +281,8 @@ export class FakeEvolutionApi {
   private readonly timers = new Set<NodeJS.Timeout>();
   private waiters: Waiter[] = [];
   private stopped = false;
+  /** The gateway's `Message.id` (a cuid) of each sent message, made when first asked for. */
+  private readonly rowIds = new WeakMap<FakeSentMessage, string>();
 
   /** `globalApiKey`: the server-wide key (AUTHENTICATION_API_KEY) that opens every instance. */
   constructor(private readonly options: { globalApiKey?: string } = {}) {}
@@ -788,7 +795,10 @@ export class FakeEvolutionApi {
     if (script === 'send-then-proxy-502') {
       return { status: 502, body: '<html><body>502 Bad Gateway</body></html>' };
     }
-    return { status: 201, body: messageRecord(name, endpoint, body, jidOf(number), messageId) };
+    return {
+      status: 201,
+      body: messageRecord(instance.id, endpoint, body, jidOf(number), messageId),
+    };
   }
 
   /**
@@ -858,6 +868,7 @@ export class FakeEvolutionApi {
     const range = (filter.messageTimestamp ?? {}) as { gte?: unknown; lte?: unknown };
     const gte = typeof range.gte === 'string' ? Date.parse(range.gte) / 1000 : NaN;
     const lte = typeof range.lte === 'string' ? Date.parse(range.lte) / 1000 : NaN;
+    const instanceId = this.instance(name).id;
     const rows = (this.storesMessages ? this.sent : [])
       .filter((s) => s.instance === name)
       .map((s) => ({ sent: s, jid: jidOf(s.number), seconds: Math.floor(s.at.getTime() / 1000) }))
@@ -879,13 +890,13 @@ export class FakeEvolutionApi {
     const records = rows
       .slice((current - 1) * size, current * size)
       .map(({ sent, jid, seconds }) => ({
-        id: `row-${sent.messageId}`,
+        id: this.rowIdOf(sent),
         key: { remoteJid: jid, fromMe: true, id: sent.messageId },
         pushName: 'Você',
         messageType: messageTypeOf(sent.endpoint, sent.body),
         message: {},
         messageTimestamp: seconds,
-        instanceId: `fake-${name}`,
+        instanceId,
         source: 'web',
         contextInfo: null,
         MessageUpdate: [],
@@ -901,6 +912,17 @@ export class FakeEvolutionApi {
         },
       },
     };
+  }
+
+  /** Sent messages may be seeded straight into `sent`: their row id is made when needed. */
+  private rowIdOf(sent: FakeSentMessage): string {
+    const known = this.rowIds.get(sent);
+    if (known) {
+      return known;
+    }
+    const made = cuid();
+    this.rowIds.set(sent, made);
+    return made;
   }
 
   private notifyWaiters(): void {
@@ -1118,7 +1140,7 @@ function messageTypeOf(endpoint: FakeSendEndpoint, body: Record<string, unknown>
 }
 
 function messageRecord(
-  name: string,
+  instanceId: string,
   endpoint: FakeSendEndpoint,
   body: Record<string, unknown>,
   remoteJid: string,
@@ -1142,7 +1164,7 @@ function messageRecord(
     message: { [messageType]: content },
     messageType,
     messageTimestamp: Math.floor(Date.now() / 1000),
-    instanceId: `fake-${name}`,
+    instanceId,
     source: 'web',
   };
 }
