@@ -24,7 +24,9 @@ import { isBase64, isURL } from 'class-validator';
  * by test/e2e/gateway/evolution-recording.e2e-spec.ts), for numbers in the gateway's
  * is-on-WhatsApp cache (any number a send reached before, or `cacheNumber`) and for the others.
  * Every request, every accepted send and every request the real gateway would refuse
- * (`refusals`) is recorded.
+ * (`refusals`) is recorded. It posts the instance's webhook events: connection storms, and
+ * receipts, nacks and incoming messages built as v2.3.6 builds them (`emitReceipt`, `emitNack`,
+ * `emitInbound`).
  */
 
 /**
@@ -50,7 +52,7 @@ export interface FakeSentMessage {
   body: Record<string, unknown>;
   /** Arrival time (before any response delay). */
   at: Date;
-  /** key.id answered to the caller. */
+  /** key.id answered to the caller: receipts and nacks name the message by it (`keyId`). */
   messageId: string;
   /** The caller's TCP port: tells which process sent it (see its sockets in /proc). */
   remotePort: number | undefined;
@@ -121,6 +123,62 @@ export type FakeMediaFetchFailure = 'EAI_AGAIN' | 'ECONNREFUSED';
 export interface FakeStormResult {
   posted: number;
   statuses: Record<number, number>;
+}
+
+/** A receipt's status, as Evolution's `renderStatus` names Baileys' `WebMessageInfo.Status`. */
+export type FakeReceiptStatus = 'SERVER_ACK' | 'DELIVERY_ACK' | 'READ' | 'PLAYED';
+
+/** How a built event is posted (as `emit`'s options) and which chat it names. */
+export interface FakeEventOptions {
+  /**
+   * The chat as WhatsApp's receipt names it (`key.remoteJid`): the number's JID unless given,
+   * e.g. `…@lid` once the contact moved to LIDs. Needed for a message the fake did not send.
+   */
+  remoteJid?: string;
+  apikey?: string | null;
+  dateTime?: Date;
+}
+
+export interface FakeNackOptions extends FakeEventOptions {
+  /**
+   * The ack's `error` attribute, which Baileys puts in `messageStubParameters`: "463" by
+   * default (NACK_REASONS.SenderReachoutTimelocked, the account may not reach out).
+   */
+  code?: string;
+  /**
+   * Adds `messageStubParameters: [code]` to `data`, as a gateway that forwarded them would.
+   * Off by default: no Evolution API release up to 2.4.0-rc2 forwards them.
+   */
+  forwardStubParameters?: boolean;
+}
+
+/**
+ * What a person sends, as Baileys decodes it: `conversation` (a plain text from a phone),
+ * `extendedText` (`extendedTextMessage {text}`: a text with a link preview, or typed in
+ * WhatsApp Web or Desktop) or `image` (`imageMessage`, with its caption if any).
+ */
+export type FakeInboundKind = 'conversation' | 'extendedText' | 'image';
+
+export interface FakeInboundMessage {
+  /** The person's number (digits or a phone-number JID). */
+  from: string;
+  /** The text of `conversation` and `extendedText`. */
+  text?: string;
+  /** An image's caption; none when absent. */
+  caption?: string;
+  kind?: FakeInboundKind;
+  /**
+   * The person's LID (digits or `…@lid`). Baileys 7 then knows both JIDs: a LID-addressed
+   * message (the default `addressing`) has the LID in `key.remoteJid` and the number in
+   * `key.remoteJidAlt`; a number-addressed one the other way round.
+   */
+  lid?: string;
+  addressing?: 'lid' | 'pn';
+  /** The sender's WhatsApp name (`notify`), "Maria Souza" unless given; null or "": none. */
+  pushName?: string | null;
+  apikey?: string | null;
+  /** When the message was sent: `messageTimestamp` and the envelope's `date_time`. */
+  dateTime?: Date;
 }
 
 /** The gateway's `Webhook` row beyond what was set: its id, timestamps. */
@@ -251,6 +309,11 @@ function jidOf(number: string): string {
   return number.includes('@') ? number : `${digitsOf(number)}@s.whatsapp.net`;
 }
 
+/** A Prisma `cuid()`-like row id: `c` and 24 lowercase characters. */
+function cuid(): string {
+  return `c${randomBytes(12).toString('hex')}`;
+}
+
 export class FakeEvolutionApi {
   readonly sent: FakeSentMessage[] = [];
   readonly requests: FakeRequest[] = [];
@@ -276,6 +339,10 @@ export class FakeEvolutionApi {
   private readonly timers = new Set<NodeJS.Timeout>();
   private waiters: Waiter[] = [];
   private stopped = false;
+  /** `${instance}_${keyId}_${status}` of the updates posted: the gateway posts each once. */
+  private readonly postedUpdates = new Set<string>();
+  /** The gateway's `Message.id` (a cuid) of each sent message, made when first asked for. */
+  private readonly rowIds = new WeakMap<FakeSentMessage, string>();
 
   /** `globalApiKey`: the server-wide key (AUTHENTICATION_API_KEY) that opens every instance. */
   constructor(private readonly options: { globalApiKey?: string } = {}) {}
@@ -379,7 +446,10 @@ export class FakeEvolutionApi {
   /**
    * Delivers one event the way Evolution API's `sendDataWebhook` does: POSTs the envelope
    * `{event, instance, data, destination, date_time, sender, server_url, apikey}` to the
-   * instance's webhook with its headers, when it is enabled and subscribed to the event.
+   * instance's webhook with its headers, when it is enabled and subscribed to the event
+   * (v2.3.6: channel.service.ts lines 434–456, webhook.controller.ts lines 87–132; `sender` is
+   * the connected number's JID, `apikey` null unless AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES).
+   * `data` is the caller's: `emitReceipt`, `emitNack` and `emitInbound` build it as v2.3.6 does.
    * Answers the receiver's status, or null when nothing was sent.
    */
   async emit(
@@ -400,6 +470,109 @@ export class FakeEvolutionApi {
       sender: '5511999990000@s.whatsapp.net',
       apikey: options.apikey === undefined ? null : options.apikey,
     });
+  }
+
+  /**
+   * WhatsApp's receipt of one of the fake's sends, as Evolution API v2.3.6 posts it
+   * (whatsapp.baileys.service.ts at 3454bec, the `messages.update` handler, lines 1428–1551).
+   * Baileys 7.0.0-rc.6 makes of the receipt `{key {remoteJid, id, fromMe: true, participant},
+   * update {status}}` (messages-recv.ts handleReceipt, lines 1006–1065; `participant` only in
+   * groups; SERVER_ACK is the `sender` receipt). Evolution builds `{keyId, remoteJid, fromMe,
+   * participant, status, pollUpdates, instanceId}` (lines 1475–1483) and, when it stores
+   * messages, looks the message up and adds `messageId`, its row id, or skips the update when
+   * it is not there (lines 1485–1502). Undefined fields leave the JSON, so a one-to-one receipt
+   * posts `data {keyId, remoteJid, fromMe, status, instanceId, messageId}`; with
+   * `storesMessages` off, without `messageId`. A repeated (message, status) is dropped, as the
+   * gateway's 30-minute cache does (lines 1440–1449): use `emit` to post a duplicate.
+   * Answers the receiver's status, or null when nothing was posted.
+   */
+  emitReceipt(
+    name: string,
+    messageId: string,
+    status: FakeReceiptStatus,
+    options: FakeEventOptions = {},
+  ): Promise<number | null> {
+    return this.emitUpdate(name, messageId, status, {}, options);
+  }
+
+  /**
+   * WhatsApp refuses a message the gateway accepted: the server's ack carries an `error`, and
+   * Baileys 7.0.0-rc.6 emits `messages.update` `{key {remoteJid, fromMe: true, id}, update
+   * {status: ERROR, messageStubParameters: [error]}}` (messages-recv.ts handleBadAck, lines
+   * 1325–1356). Evolution API v2.3.6 builds `data` from `key` and `update.status` only (lines
+   * 1475–1483), so it posts `status: "ERROR"` and drops the code: `data {keyId, remoteJid,
+   * fromMe, status, instanceId, messageId}`, like a receipt. So do 2.3.7 and 2.4.0-rc1/rc2
+   * (the same object at 2.3.7 line 1613, 2.4.0-rc2 line 1803; 2.3.7 adds `message` only for
+   * edits). `forwardStubParameters` plays a gateway that would forward the code.
+   */
+  emitNack(name: string, messageId: string, options: FakeNackOptions = {}): Promise<number | null> {
+    const stub = options.forwardStubParameters
+      ? { messageStubParameters: [options.code ?? '463'] }
+      : {};
+    return this.emitUpdate(name, messageId, 'ERROR', stub, options);
+  }
+
+  /**
+   * A person writes to the instance's number: the `messages.upsert` Evolution API v2.3.6 posts
+   * (whatsapp.baileys.service.ts at 3454bec: `prepareMessage`, lines 4486–4538, posted as is at
+   * line 1353; see `inboundRecord`). As the gateway does (line 1383), the sender's number joins
+   * its is-on-WhatsApp cache. Answers the message's key id.
+   */
+  async emitInbound(name: string, message: FakeInboundMessage): Promise<string> {
+    const instance = this.instance(name);
+    // A phone's message id: 32 hex characters, which Baileys' getDevice reads as `android`.
+    const id = randomBytes(16).toString('hex').toUpperCase();
+    const base64 = instance.webhook?.base64 === true;
+    await this.emit(name, 'messages.upsert', inboundRecord(instance.id, id, message, base64), {
+      apikey: message.apikey,
+      dateTime: message.dateTime,
+    });
+    instance.cachedNumbers.add(digitsOf(message.from));
+    return id;
+  }
+
+  /** Posts a `messages.update` for one message, once per status, unless the gateway skips it. */
+  private async emitUpdate(
+    name: string,
+    messageId: string,
+    status: string,
+    extra: Record<string, unknown>,
+    options: FakeEventOptions,
+  ): Promise<number | null> {
+    const data = this.messageUpdate(name, messageId, status, options.remoteJid);
+    const once = `${name}_${messageId}_${status}`;
+    if (!data || this.postedUpdates.has(once)) {
+      return null;
+    }
+    this.postedUpdates.add(once);
+    return this.emit(name, 'messages.update', { ...data, ...extra }, options);
+  }
+
+  /** v2.3.6's update `data` for a message sent from the instance; null when it is skipped. */
+  private messageUpdate(
+    name: string,
+    messageId: string,
+    status: string,
+    remoteJid: string | undefined,
+  ): Record<string, unknown> | null {
+    const sent = this.sent.find((s) => s.instance === name && s.messageId === messageId);
+    if (this.storesMessages && !sent) {
+      return null;
+    }
+    const jid = remoteJid ?? (sent && jidOf(sent.number));
+    if (!jid) {
+      throw new Error(
+        `FakeEvolutionApi: ${messageId} was not sent through the fake; give remoteJid`,
+      );
+    }
+    return {
+      keyId: messageId,
+      remoteJid: jid,
+      fromMe: true,
+      status,
+      instanceId: this.instance(name).id,
+      ...(sent && this.storesMessages ? { messageId: this.rowIdOf(sent) } : {}),
+    };
   }
 
   /**
@@ -537,9 +710,9 @@ export class FakeEvolutionApi {
   }
 
   /**
-   * Forgets recorded traffic, what it taught the gateway (cached numbers) and scripted
-   * behaviour (failures, delay, refused numbers, unreachable media). Instances, their states
-   * and their fixtures stay.
+   * Forgets recorded traffic, what it taught the gateway (cached numbers, updates posted) and
+   * scripted behaviour (failures, delay, refused numbers, unreachable media). Instances, their
+   * states and their fixtures stay.
    */
   reset(): void {
     this.sent.length = 0;
@@ -555,6 +728,7 @@ export class FakeEvolutionApi {
     }
     this.failures = { remaining: 0, status: 500, scope: 'send' };
     this.responseDelayMs = 0;
+    this.postedUpdates.clear();
   }
 
   private instance(name: string): FakeInstance {
@@ -788,7 +962,10 @@ export class FakeEvolutionApi {
     if (script === 'send-then-proxy-502') {
       return { status: 502, body: '<html><body>502 Bad Gateway</body></html>' };
     }
-    return { status: 201, body: messageRecord(name, endpoint, body, jidOf(number), messageId) };
+    return {
+      status: 201,
+      body: messageRecord(instance.id, endpoint, body, jidOf(number), messageId),
+    };
   }
 
   /**
@@ -858,6 +1035,7 @@ export class FakeEvolutionApi {
     const range = (filter.messageTimestamp ?? {}) as { gte?: unknown; lte?: unknown };
     const gte = typeof range.gte === 'string' ? Date.parse(range.gte) / 1000 : NaN;
     const lte = typeof range.lte === 'string' ? Date.parse(range.lte) / 1000 : NaN;
+    const instanceId = this.instance(name).id;
     const rows = (this.storesMessages ? this.sent : [])
       .filter((s) => s.instance === name)
       .map((s) => ({ sent: s, jid: jidOf(s.number), seconds: Math.floor(s.at.getTime() / 1000) }))
@@ -879,13 +1057,13 @@ export class FakeEvolutionApi {
     const records = rows
       .slice((current - 1) * size, current * size)
       .map(({ sent, jid, seconds }) => ({
-        id: `row-${sent.messageId}`,
+        id: this.rowIdOf(sent),
         key: { remoteJid: jid, fromMe: true, id: sent.messageId },
         pushName: 'Você',
         messageType: messageTypeOf(sent.endpoint, sent.body),
         message: {},
         messageTimestamp: seconds,
-        instanceId: `fake-${name}`,
+        instanceId,
         source: 'web',
         contextInfo: null,
         MessageUpdate: [],
@@ -901,6 +1079,17 @@ export class FakeEvolutionApi {
         },
       },
     };
+  }
+
+  /** Sent messages may be seeded straight into `sent`: their row id is made when needed. */
+  private rowIdOf(sent: FakeSentMessage): string {
+    const known = this.rowIds.get(sent);
+    if (known) {
+      return known;
+    }
+    const made = cuid();
+    this.rowIds.set(sent, made);
+    return made;
   }
 
   private notifyWaiters(): void {
@@ -1118,7 +1307,7 @@ function messageTypeOf(endpoint: FakeSendEndpoint, body: Record<string, unknown>
 }
 
 function messageRecord(
-  name: string,
+  instanceId: string,
   endpoint: FakeSendEndpoint,
   body: Record<string, unknown>,
   remoteJid: string,
@@ -1142,8 +1331,119 @@ function messageRecord(
     message: { [messageType]: content },
     messageType,
     messageTimestamp: Math.floor(Date.now() / 1000),
-    instanceId: `fake-${name}`,
+    instanceId,
     source: 'web',
+  };
+}
+
+/**
+ * `data` of the `messages.upsert` Evolution API v2.3.6 posts for a person's message
+ * (whatsapp.baileys.service.ts at 3454bec, `prepareMessage`, lines 4486–4538): `{key,
+ * pushName, status, message, contextInfo, messageType, messageTimestamp, instanceId, source}`,
+ * with `key` as Baileys made it, `status` DELIVERY_ACK (a received message has none, line 4509),
+ * `contextInfo` the content's own (none for these kinds, so absent) and `source` from the id
+ * (`getDevice`, line 4505). No `senderPn`: Baileys 7 replaced it with `remoteJidAlt`.
+ */
+function inboundRecord(
+  instanceId: string,
+  id: string,
+  input: FakeInboundMessage,
+  webhookBase64: boolean,
+): Record<string, unknown> {
+  const { message, messageType } = inboundContent(input, webhookBase64);
+  return {
+    key: inboundKey(input, id),
+    // `notify`, else (lines 4492–4496) the participant, which a one-to-one chat has not: null.
+    pushName: input.pushName === undefined ? 'Maria Souza' : input.pushName || null,
+    status: 'DELIVERY_ACK',
+    message,
+    messageType,
+    messageTimestamp: Math.floor((input.dateTime ?? new Date()).getTime() / 1000),
+    instanceId,
+    source: 'android',
+  };
+}
+
+/**
+ * Baileys 7.0.0-rc.6's key of a one-to-one message (decode-wa-message.ts decodeMessageNode,
+ * lines 196–205, and extractAddressingContext, lines 87–116): `{remoteJid, remoteJidAlt,
+ * fromMe, id, participant, participantAlt, addressingMode}`; `participant` and
+ * `participantAlt` are for groups, `remoteJidAlt` is the other JID when WhatsApp gave it
+ * (`sender_pn` of a LID-addressed message, `sender_lid` of a number-addressed one).
+ */
+function inboundKey(input: FakeInboundMessage, id: string): Record<string, unknown> {
+  const number = jidOf(input.from);
+  if (!input.lid) {
+    return { remoteJid: number, fromMe: false, id, addressingMode: 'pn' };
+  }
+  const lid = input.lid.includes('@') ? input.lid : `${digitsOf(input.lid)}@lid`;
+  const byLid = (input.addressing ?? 'lid') === 'lid';
+  return {
+    remoteJid: byLid ? lid : number,
+    remoteJidAlt: byLid ? number : lid,
+    fromMe: false,
+    id,
+    addressingMode: byLid ? 'lid' : 'pn',
+  };
+}
+
+/**
+ * A phone's `messageContextInfo`, which follows the content (proto field 35). Its byte and
+ * 64-bit fields (device list hashes and timestamps, messageSecret) are left out: their JSON
+ * form depends on the protobuf runtime and nothing reads them.
+ */
+const MESSAGE_CONTEXT_INFO = { deviceListMetadataVersion: 2 };
+/** The start of a JPEG: what a `webhookBase64` webhook gets in `message.base64` here. */
+const IMAGE_BASE64 = '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAEBAQEBAQEBAQEBAQEBAQE=';
+
+function inboundContent(
+  input: FakeInboundMessage,
+  webhookBase64: boolean,
+): { message: Record<string, unknown>; messageType: string } {
+  const kind = input.kind ?? 'conversation';
+  switch (kind) {
+    case 'conversation':
+      return {
+        message: { conversation: textOf(input), messageContextInfo: MESSAGE_CONTEXT_INFO },
+        messageType: 'conversation',
+      };
+    case 'extendedText':
+      // prepareMessage moves the text to `conversation` and deletes `extendedTextMessage`
+      // (lines 4512–4516): v2.3.6 never posts an extendedTextMessage.
+      return {
+        message: { messageContextInfo: MESSAGE_CONTEXT_INFO, conversation: textOf(input) },
+        messageType: 'conversation',
+      };
+    case 'image':
+      return {
+        message: {
+          imageMessage: imageMessage(input.caption),
+          messageContextInfo: MESSAGE_CONTEXT_INFO,
+          // Media downloaded for a webhook set with base64 (lines 1318–1346).
+          ...(webhookBase64 ? { base64: IMAGE_BASE64 } : {}),
+        },
+        messageType: 'imageMessage',
+      };
+  }
+}
+
+function textOf(input: FakeInboundMessage): string {
+  if (input.text === undefined) {
+    throw new Error(`FakeEvolutionApi: a ${input.kind ?? 'conversation'} message needs its text`);
+  }
+  return input.text;
+}
+
+/** An image as WhatsApp sends it, without its byte and 64-bit fields (keys, hashes, sizes). */
+function imageMessage(caption: string | undefined): Record<string, unknown> {
+  const path = `/v/t62.7118-24/${randomBytes(8).toString('hex')}.enc`;
+  return {
+    url: `https://mmg.whatsapp.net${path}?mms3=true`,
+    mimetype: 'image/jpeg',
+    ...(caption === undefined ? {} : { caption }),
+    height: 1280,
+    width: 960,
+    directPath: path,
   };
 }
 
