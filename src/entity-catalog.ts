@@ -66,6 +66,8 @@ export const TABLES_WITHOUT_ENTITIES: readonly string[] = [
   'gateway_events',
   // When each configuration's connection events were last applied: the coalescing window.
   'gateway_connection_windows',
+  // When each person last wrote to each instance (warm contacts): upserts from inbound events.
+  'contact_conversations',
   // Each gateway instance's pace, hold and count of the day: the engine's hot one-statement updates.
   'instance_pacing',
 ];

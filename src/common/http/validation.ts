@@ -1,5 +1,6 @@
-import { ValidationPipe } from '@nestjs/common';
-import { ValidateIf, type ValidationError } from 'class-validator';
+import { applyDecorators, ValidationPipe } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsInt, Max, Min, ValidateIf, type ValidationError } from 'class-validator';
 import { ValidationFailedError } from '../errors/domain-error';
 
 /**
@@ -54,6 +55,20 @@ export function flattenValidationErrors(
  */
 export const IsOmittable = (): PropertyDecorator =>
   ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/** A required whole number within [min, max], described with its default (a setting). */
+export function IntegerSetting(
+  [min, max]: readonly [number, number],
+  example: number,
+  description: string,
+): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ example, minimum: min, maximum: max, description }),
+    IsInt({ message: 'deve ser um número inteiro' }),
+    Min(min, { message: `deve ser no mínimo ${min}` }),
+    Max(max, { message: `deve ser no máximo ${max}` }),
+  );
+}
 
 /** What class-validator checks: unknown fields refused at any depth. */
 export const VALIDATOR_OPTIONS = {

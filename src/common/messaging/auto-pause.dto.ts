@@ -1,17 +1,9 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, Max, Min } from 'class-validator';
+import { IntegerSetting } from '../http/validation';
 import { AUTO_PAUSE_BOUNDS, AutoPauseThresholds, DEFAULT_AUTO_PAUSE } from './auto-pause';
 
-/** One threshold: a whole number within its bounds, described with its default. */
+/** One setting: a whole number within its bounds, described with its default. */
 function Threshold(key: keyof AutoPauseThresholds, description: string): PropertyDecorator {
-  const [min, max] = AUTO_PAUSE_BOUNDS[key];
-  return applyDecorators(
-    ApiProperty({ example: DEFAULT_AUTO_PAUSE[key], minimum: min, maximum: max, description }),
-    IsInt({ message: 'deve ser um número inteiro' }),
-    Min(min, { message: `deve ser no mínimo ${min}` }),
-    Max(max, { message: `deve ser no máximo ${max}` }),
-  );
+  return IntegerSetting(AUTO_PAUSE_BOUNDS[key], DEFAULT_AUTO_PAUSE[key], description);
 }
 
 /** The thresholds of the automatic pause in a request body (company settings). */

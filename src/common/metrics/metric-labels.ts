@@ -91,7 +91,8 @@ export type MessageOutcome = 'sent' | 'failed' | 'uncertain';
  * - sent: gateway (its answer carried the key), reconciled (found later in the gateway's store);
  * - failed: refused_number, rejected (the gateway's validation), retries_exhausted (3 attempts
  *   that proved nothing went out), blocked (blocked after creation), blank_message (variables
- *   without values), unknown_outcome (never found by reconciliation);
+ *   without values), unknown_outcome (never found by reconciliation), not_delivered (WhatsApp
+ *   refused it after the gateway accepted it: an ERROR receipt; the message counted sent before);
  * - uncertain: gateway (an answer that proves nothing), unexpected_error (thrown during the
  *   send), interrupted (a worker stopped between marking the contact and its answer).
  */
@@ -104,6 +105,7 @@ export type MessageReason =
   | 'blocked'
   | 'blank_message'
   | 'unknown_outcome'
+  | 'not_delivered'
   | 'unexpected_error'
   | 'interrupted';
 
@@ -118,3 +120,6 @@ export type GatewayEventKind = 'messages.update' | 'messages.upsert' | 'connecti
 
 /** The work queues whose depth is read at scrape time. */
 export type WorkQueue = 'campaigns' | 'import_jobs' | 'webhook_deliveries' | 'notices';
+
+/** What locked an instance for reaching out (the gateway module's ReachOutCause). */
+export type ReachOutLockCause = 'NACK_463' | 'REFUSALS' | 'WARM_REFUSED';

@@ -15,6 +15,7 @@ import type {
   ImportKind,
   MessageOutcome,
   MessageReason,
+  ReachOutLockCause,
   WebhookDeliveryOutcome,
   WorkQueue,
 } from './metric-labels';
@@ -71,6 +72,22 @@ export class Metrics implements OnApplicationShutdown {
     'Campaign contacts that reached an outcome (sent, failed; uncertain when the outcome is unknown, settled later as sent or failed), by reason class',
     'outcome',
     'reason',
+  );
+
+  private readonly reachOutLocks = this.counter(
+    'reachout_locks_total',
+    'Instances locked by WhatsApp for reaching out to people who have not talked with them (error 463), or whose lock widened, by cause (NACK_463, REFUSALS, WARM_REFUSED)',
+    'cause',
+  );
+
+  private readonly replies = this.counter(
+    'replies_total',
+    'Messages from people within the reply window after a campaign message, counted once per campaign contact',
+  );
+
+  private readonly unmappedSenders = this.counter(
+    'inbound_unmapped_senders_total',
+    'Inbound messages whose sender could not be mapped to a phone number (an @lid JID without its phone-number JID): not counted as replies or warm contacts',
   );
 
   private readonly dispatchLag = new Histogram({
@@ -190,6 +207,18 @@ export class Metrics implements OnApplicationShutdown {
     if (count > 0) {
       this.webhookDeliveries.inc({ outcome }, count);
     }
+  }
+
+  countReachOutLock(cause: ReachOutLockCause): void {
+    this.reachOutLocks.inc({ cause });
+  }
+
+  countReplies(count = 1): void {
+    this.replies.inc(count);
+  }
+
+  countUnmappedSenders(count = 1): void {
+    this.unmappedSenders.inc(count);
   }
 
   countGatewayEventRefused(reason: GatewayEventRefusal): void {

@@ -21,6 +21,7 @@ import { GatewayEventFaults1763950000000 } from './1763950000000-GatewayEventFau
 import { GatewayEventsInTurn1763950000001 } from './1763950000001-GatewayEventsInTurn';
 import { RoomForLeaseUpdates1763960000000 } from './1763960000000-RoomForLeaseUpdates';
 import { PaceInstancesNotCampaigns1763970000000 } from './1763970000000-PaceInstancesNotCampaigns';
+import { HearTheAnswer1763980000000 } from './1763980000000-HearTheAnswer';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   GatewayEventsInTurn1763950000001,
   RoomForLeaseUpdates1763960000000,
   PaceInstancesNotCampaigns1763970000000,
+  HearTheAnswer1763980000000,
 ];

@@ -25,6 +25,7 @@ import { SendReconciler } from './application/send-reconciler';
 import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
 import { CampaignsRepository } from './infrastructure/campaigns.repository';
+import { ReachOutRepository } from './infrastructure/reach-out.repository';
 import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
 import { DispatchClaimRepository } from './infrastructure/dispatch-claim.repository';
 import { DispatchOutcomeRepository } from './infrastructure/dispatch-outcome.repository';
@@ -63,6 +64,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignMediaCheck,
     CampaignDeliveryEvents,
     DeliveryReceiptsRepository,
+    ReachOutRepository,
     DispatchWorker,
     SystemContactsFeed,
     SendReconciler,

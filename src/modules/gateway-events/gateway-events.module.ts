@@ -8,6 +8,7 @@ import { CampaignsModule } from '../campaigns/campaigns.module';
 import { GatewayEventsController } from './api/gateway-events.controller';
 import { GatewayEventsGate } from './api/gateway-events.gate';
 import { GatewayEventIntake } from './application/gateway-event-intake';
+import { InboundMessages } from './application/inbound-messages';
 import { GatewayEventProcessor } from './application/gateway-event-processor';
 import { GatewayEventsRepository } from './application/ports/gateway-events.repository';
 import { PgGatewayEventsRepository } from './infrastructure/gateway-events.repository';
@@ -31,6 +32,7 @@ import { PgGatewayEventsRepository } from './infrastructure/gateway-events.repos
     { provide: GatewayEventsRepository, useClass: PgGatewayEventsRepository },
     GatewayEventIntake,
     GatewayEventProcessor,
+    InboundMessages,
     GatewayEventsGate,
   ],
 })

@@ -72,6 +72,7 @@ describe('gateway configurations', () => {
         instanceState: null,
         eventsRefusedAt: null,
         eventsRefusedReason: null,
+        reachOutLock: null,
         dailyLimit: null,
         warmupStartPerDay: null,
         warmupGrowthPercent: null,
@@ -282,6 +283,7 @@ describe('gateway configurations', () => {
         'instance',
         'instanceState',
         'name',
+        'reachOutLock',
         'trackDelivery',
         'updatedAt',
         'url',
@@ -412,6 +414,7 @@ describe('gateway configurations', () => {
       ['PUT', (c, id) => c.put(`${PATH}/${id}`, { name: 'Roubado' })],
       ['DELETE', (c, id) => c.delete(`${PATH}/${id}`)],
       ['GET status', (c, id) => c.get(`${PATH}/${id}/status`)],
+      ['DELETE restriction', (c, id) => c.delete(`${PATH}/${id}/restriction`)],
     ])(
       "answers 403 to %s on another company's configuration and changes nothing",
       async (_label, call) => {
@@ -429,6 +432,7 @@ describe('gateway configurations', () => {
       ['PUT', (c, id) => c.put(`${PATH}/${id}`, { name: 'X' })],
       ['DELETE', (c, id) => c.delete(`${PATH}/${id}`)],
       ['GET status', (c, id) => c.get(`${PATH}/${id}/status`)],
+      ['DELETE restriction', (c, id) => c.delete(`${PATH}/${id}/restriction`)],
     ])('answers 404 to %s on a configuration that does not exist', async (_label, call) => {
       const message = expectErrorBody(await call(owner, 2_000_000_000), 404);
       expect(message).toBe('Configuração de gateway não encontrada');

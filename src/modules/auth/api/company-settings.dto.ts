@@ -17,6 +17,7 @@ import { Type } from 'class-transformer';
 import { SendingWindowDto } from '../../../common/time/sending-window.dto';
 import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
 import { AutoPauseDto } from '../../../common/messaging/auto-pause.dto';
+import { ReachOutDto } from '../../../common/messaging/reach-out.dto';
 
 export class UpdateCompanySettingsDto {
   @ApiPropertyOptional()
@@ -79,6 +80,27 @@ export class UpdateCompanySettingsDto {
   @ValidateNested()
   @Type(() => AutoPauseDto)
   autoPause?: AutoPauseDto | null;
+  @ApiPropertyOptional({
+    type: ReachOutDto,
+    nullable: true,
+    description:
+      'Bloqueio de contato com quem não conversa com o número (recusas do WhatsApp), contatos quentes e janela das respostas; null volta ao padrão',
+  })
+  @IsOmittable()
+  @ValidateIf((_o, value) => value !== null)
+  @IsObject({
+    message:
+      'deve ser um objeto {lockRefusals, lockSample, lockCooldownHours, warmDays, replyWindowHours}',
+  })
+  @ValidateNested()
+  @Type(() => ReachOutDto)
+  reachOut?: ReachOutDto | null;
+  @ApiPropertyOptional({
+    description: 'Se o evento contact.replied dos webhooks leva o texto da resposta',
+  })
+  @IsOmittable()
+  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
+  includeReplyText?: boolean;
 }
 
 export class CompanySettingsResponse {
@@ -92,6 +114,9 @@ export class CompanySettingsResponse {
   @ApiNullableObject(SendingWindowDto) sendingWindow!: SendingWindowDto | null;
   /** The thresholds in force: the company's own, or the defaults. */
   @ApiProperty({ type: AutoPauseDto }) autoPause!: AutoPauseDto;
+  /** The settings in force: the company's own, or the defaults. */
+  @ApiProperty({ type: ReachOutDto }) reachOut!: ReachOutDto;
+  @ApiProperty() includeReplyText!: boolean;
 }
 
 export function toCompanySettingsResponse(company: Company): CompanySettingsResponse {
@@ -104,5 +129,7 @@ export function toCompanySettingsResponse(company: Company): CompanySettingsResp
     optOutConfirmation: company.optOutConfirmation,
     sendingWindow: company.sendingWindow,
     autoPause: company.effectiveAutoPause,
+    reachOut: company.effectiveReachOut,
+    includeReplyText: company.includeReplyText,
   };
 }

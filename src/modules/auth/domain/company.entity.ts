@@ -3,6 +3,7 @@ import type { CompanySubscription } from './company-subscription.entity';
 import { grantsServiceAccess, RegistrationType } from './registration-type';
 import type { SendingWindow } from '../../../common/time/sending-window';
 import { AutoPauseThresholds, autoPauseOf } from '../../../common/messaging/auto-pause';
+import { ReachOutSettings, reachOutOf } from '../../../common/messaging/reach-out';
 import { Timestamped } from '../../../common/persistence/timestamped';
 
 /** Per-company overrides; null means "the system default from the environment". */
@@ -39,6 +40,8 @@ export type CompanySettingsChanges = Partial<
     optOutConfirmation: string | null;
     sendingWindow: SendingWindow | null;
     autoPause: AutoPauseThresholds | null;
+    reachOut: ReachOutSettings | null;
+    includeReplyText: boolean;
   }
 >;
 
@@ -85,6 +88,12 @@ export class Company extends Timestamped implements CompanyLimitOverrides, Compa
   /** The thresholds that pause a campaign showing ban signals; null: the defaults. */
   @Column({ name: 'auto_pause', type: 'jsonb', nullable: true })
   autoPause!: AutoPauseThresholds | null;
+  /** The reach-out lock's thresholds and the warm and reply windows; null: DEFAULT_REACH_OUT. */
+  @Column({ name: 'reach_out', type: 'jsonb', nullable: true })
+  reachOut!: ReachOutSettings | null;
+  /** Whether the contact.replied webhook event carries the reply's text. */
+  @Column({ name: 'include_reply_text', type: 'boolean', default: false })
+  includeReplyText!: boolean;
   @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true }) rateLimitPerMinute!:
     number | null;
   @Column({ name: 'rate_limit_per_hour', type: 'integer', nullable: true }) rateLimitPerHour!:
@@ -119,6 +128,8 @@ export class Company extends Timestamped implements CompanyLimitOverrides, Compa
     company.campaignCreationsPerHour = null;
     company.automationLimit = null;
     company.databaseLimit = null;
+    company.reachOut = null;
+    company.includeReplyText = false;
     company.createdAt = now;
     company.updatedAt = now;
     return company;
@@ -186,11 +197,19 @@ export class Company extends Timestamped implements CompanyLimitOverrides, Compa
     if (changes.autoPause !== undefined) {
       this.autoPause = changes.autoPause && { ...changes.autoPause };
     }
+    if (changes.reachOut !== undefined) {
+      this.reachOut = changes.reachOut && { ...changes.reachOut };
+    }
+    this.includeReplyText = pick(changes.includeReplyText, this.includeReplyText);
     this.updatedAt = now;
   }
 
   get effectiveAutoPause(): AutoPauseThresholds {
     return autoPauseOf(this.autoPause);
+  }
+
+  get effectiveReachOut(): ReachOutSettings {
+    return reachOutOf(this.reachOut);
   }
 
   /** The words whose reply opts a number out. */

@@ -118,6 +118,11 @@ export class AutomationRunResponse {
   @ApiProperty({ description: 'Entregues (recibos do WhatsApp, com trackDelivery)' })
   delivered!: number;
   @ApiProperty({ description: 'Lidas (recibos do WhatsApp, com trackDelivery)' }) read!: number;
+  @ApiProperty({
+    description:
+      'Pessoas que responderam dentro da janela de resposta (settings reachOut.replyWindowHours; com trackDelivery)',
+  })
+  replied!: number;
   @ApiProperty() skippedByDedup!: number;
   @ApiProperty() skippedByBlockList!: number;
   @ApiProperty() skippedByLimit!: number;
@@ -141,6 +146,7 @@ export function toAutomationRunResponse(
     failed: run.failed,
     delivered: run.delivered,
     read: run.read,
+    replied: run.replied,
     skippedByDedup: run.skippedByDedup,
     skippedByBlockList: run.skippedByBlockList,
     skippedByLimit: run.skippedByLimit,

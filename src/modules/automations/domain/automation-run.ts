@@ -50,4 +50,5 @@ export interface AutomationRunRow {
   /** From the run's campaign: messages delivered and read (receipts, when tracked). */
   delivered: number;
   read: number;
+  replied: number;
 }

@@ -21,15 +21,19 @@ export interface RunSelection {
   campaignId: number;
 }
 
-/** Runs as the API shows them; a running run's counts come live from its campaign. */
+/**
+ * Runs as the API shows them; a running run's counts come live from its campaign, and so do a
+ * finished one's while its campaign is kept (a receipt may turn a sent message into a refused
+ * one after the run ended).
+ */
 export const RUN_SELECT = `
   SELECT r.id, r.automation_id AS "automationId", r.status, r.trigger, r.scheduled_for AS "scheduledFor",
          r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.matched_records AS "matchedRecords",
-         CASE WHEN r.status = 'RUNNING' THEN coalesce(c.sent_contacts, r.sent) ELSE r.sent END AS sent,
-         CASE WHEN r.status = 'RUNNING' THEN coalesce(c.failed_contacts, r.failed) ELSE r.failed END AS failed,
+         coalesce(c.sent_contacts, r.sent) AS sent, coalesce(c.failed_contacts, r.failed) AS failed,
          r.skipped_by_dedup AS "skippedByDedup", r.skipped_by_block_list AS "skippedByBlockList",
          r.skipped_by_limit AS "skippedByLimit", r.error,
-         coalesce(c.delivered_contacts, 0) AS delivered, coalesce(c.read_contacts, 0) AS read
+         coalesce(c.delivered_contacts, 0) AS delivered, coalesce(c.read_contacts, 0) AS read,
+         coalesce(c.replied_contacts, 0) AS replied
     FROM automation_runs r LEFT JOIN campaigns c ON c.id = r.campaign_id`;
 
 /**

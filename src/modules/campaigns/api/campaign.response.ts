@@ -90,7 +90,7 @@ export class CampaignResponse {
       null,
     ],
     description:
-      'Por que uma campanha ACTIVE espera: fora da janela de envio, limite diário (ou aquecimento) da instância atingido, pausa longa, instância desconectada ou nunca pareada (leia o QR code; o estado está em GET /api/gateway-configs/{id}). Os contatos seguem pendentes e o envio continua quando a instância abrir',
+      'Por que uma campanha ACTIVE espera: fora da janela de envio, limite diário (ou aquecimento) da instância atingido, pausa longa, instância desconectada ou nunca pareada (leia o QR code; o estado está em GET /api/gateway-configs/{id}), ou REACHOUT_LOCKED: o WhatsApp bloqueou o número para quem não conversa com ele (erro 463) e os contatos que faltam são frios (ou o bloqueio pega todos); o envio continua quando o bloqueio acabar (reachOutLock em GET /api/gateway-configs/{id}). Os contatos seguem pendentes',
   })
   waitingReason!: string | null;
   @ApiProperty({
@@ -101,6 +101,7 @@ export class CampaignResponse {
   })
   nextSendAt!: string | null;
   @ApiProperty({ nullable: true, type: String }) notificationPhone!: string | null;
+  @ApiProperty({ description: 'Envia primeiro aos contatos quentes' }) warmFirst!: boolean;
   @ApiNullableObject(PollDataResponse) pollData!: PollDataResponse | null;
   @ApiProperty({ type: GatewayConfigRef }) gatewayConfig!: GatewayConfigRef;
   @ApiProperty() blockedContactsRemoved!: number;
@@ -120,6 +121,13 @@ export class CampaignResponse {
   deliveryRate!: number;
   @ApiProperty({ example: 41.2, description: 'readContacts / sentContacts, em %' })
   readRate!: number;
+  @ApiProperty({
+    description:
+      'Pessoas que escreveram ao número dentro da janela de resposta depois da mensagem desta campanha (uma vez cada; só com trackDelivery)',
+  })
+  repliedContacts!: number;
+  @ApiProperty({ example: 12.5, description: 'repliedContacts / sentContacts, em %' })
+  replyRate!: number;
   @ApiProperty({
     description: 'Pessoas que responderam a esta campanha com uma palavra de descadastro',
   })
@@ -187,6 +195,7 @@ export function toCampaignResponse(
     gatewayInstance: gatewayConfig.instance,
     ...pacingOf(campaign, local),
     notificationPhone: campaign.notificationPhone,
+    warmFirst: campaign.warmFirst,
     pollData: campaign.pollData,
     gatewayConfig: {
       id: gatewayConfig.id,
@@ -273,6 +282,8 @@ function receiptsOf(
   | 'readContacts'
   | 'deliveryRate'
   | 'readRate'
+  | 'repliedContacts'
+  | 'replyRate'
   | 'optedOutContacts'
 > {
   return {
@@ -282,6 +293,8 @@ function receiptsOf(
     readContacts: campaign.readContacts,
     deliveryRate: rateOf(campaign.deliveredContacts, campaign.sentContacts),
     readRate: rateOf(campaign.readContacts, campaign.sentContacts),
+    repliedContacts: campaign.repliedContacts,
+    replyRate: rateOf(campaign.repliedContacts, campaign.sentContacts),
     optedOutContacts: campaign.optedOutContacts,
   };
 }
@@ -302,6 +315,21 @@ export class CampaignContactResponse {
   playedAt?: string;
   @ApiPropertyOptional({ description: 'Erro que o WhatsApp informou depois de aceitar a mensagem' })
   deliveryError?: string;
+  @ApiPropertyOptional({
+    description:
+      'Quando FAILED: por quê (refused_number, rejected, retries_exhausted, blocked, blank_message, not_delivered: o WhatsApp recusou depois de aceitar, unknown_outcome, unrecorded)',
+  })
+  failureKind?: string;
+  @ApiPropertyOptional({
+    description:
+      'Quando a pessoa respondeu: escreveu ao número dentro da janela de resposta depois desta mensagem',
+  })
+  repliedAt?: string;
+  @ApiProperty({
+    description:
+      'Contato quente: a pessoa escreveu ao número da campanha dentro da janela (settings reachOut.warmDays) quando foi incluída ou depois; o bloqueio de contato (erro 463) ainda deixa enviar a ela',
+  })
+  warm!: boolean;
   @ApiProperty({
     type: String,
     nullable: true,
@@ -324,11 +352,12 @@ export function toCampaignContactResponse(
     status: publicContactStatus(row.status),
     retryCount: row.retryCount,
     sentText: row.sentText,
+    warm: row.warm,
   };
   if (row.status === 'SENT' && row.sentAt) {
     response.sentAt = formatLocalDateTime(row.sentAt, timezone) as string;
   }
-  for (const field of ['deliveredAt', 'readAt', 'playedAt'] as const) {
+  for (const field of ['deliveredAt', 'readAt', 'playedAt', 'repliedAt'] as const) {
     const at = row[field];
     if (at) {
       response[field] = formatLocalDateTime(at, timezone) as string;
@@ -340,6 +369,7 @@ export function toCampaignContactResponse(
   if (row.status === 'FAILED') {
     response.failedAt = formatLocalDateTime(row.failedAt, timezone) as string;
     response.failureReason = row.failureReason ?? '';
+    response.failureKind = row.failureKind ?? 'unrecorded';
   }
   return response;
 }

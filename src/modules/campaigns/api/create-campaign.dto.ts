@@ -147,6 +147,15 @@ export class CreateCampaignDto {
   isDraft?: boolean;
 
   @ApiPropertyOptional({
+    default: false,
+    description:
+      'true envia primeiro aos contatos quentes (que escreveram ao número dentro de settings reachOut.warmDays), depois aos outros',
+  })
+  @IsOptional()
+  @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
+  warmFirst?: boolean;
+
+  @ApiPropertyOptional({
     example: 'https://gw.example.com',
     description:
       'Obrigatório sem gatewayConfigId. URL http(s) base do gateway, sem parâmetros (?), fragmento (#), usuário ou senha',

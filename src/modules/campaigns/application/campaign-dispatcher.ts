@@ -286,11 +286,14 @@ export class CampaignDispatcher {
     });
   }
 
-  /** No contact is ready: look again at the next retry or reconciliation, or complete. */
+  /**
+   * No contact is ready: look again at the next retry or reconciliation, or when the instance's
+   * reach-out lock ends (the contacts left are cold), or complete.
+   */
   private async settleWithoutContact(tx: Transaction, campaign: DispatchCampaign): Promise<void> {
     const lookAt = await this.claims.nextLookAt(tx, campaign.id);
     if (lookAt) {
-      await this.leases.release(tx, campaign.id, this.workerId, lookAt);
+      await this.leases.release(tx, campaign.id, this.workerId, lookAt.at, lookAt.waitingReason);
     } else if (!(await this.transitions.complete(tx, campaign))) {
       await this.leases.release(tx, campaign.id, this.workerId);
     }

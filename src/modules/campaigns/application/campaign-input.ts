@@ -12,6 +12,7 @@ export const SCHEDULING_LEAD_MS = 5 * 60 * 1000;
 
 export interface CampaignInput {
   isDraft?: boolean;
+  warmFirst?: boolean;
   message?: string;
   mediaUrl?: string;
   mediaType?: CampaignMediaType;

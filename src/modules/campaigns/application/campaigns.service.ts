@@ -283,5 +283,6 @@ function newCampaignOf(
     notificationPhone: checked.notificationPhone,
     sendingWindow: checked.sendingWindow,
     longPause: checked.longPause,
+    warmFirst: command.warmFirst ?? false,
   };
 }

@@ -15,4 +15,7 @@ export interface CampaignContactRow {
   playedAt: Date | null;
   deliveryError: string | null;
   sentText: string | null;
+  repliedAt: Date | null;
+  warm: boolean;
+  failureKind: string | null;
 }

@@ -22,17 +22,19 @@ describe('campaign contact transitions', () => {
     expect(contactStatusesAllowing(action)).toEqual(from);
   });
 
-  it('never moves a sent contact again', () => {
-    expect(successorsOf('SENT')).toEqual([]);
+  it('moves a sent contact only when WhatsApp refused its message, never back to the queue', () => {
+    expect(successorsOf('SENT')).toEqual(['FAILED']);
+    expect(CAMPAIGN_CONTACT_TRANSITIONS.refuse).toEqual({ SENT: 'FAILED' });
   });
 
   it('settles an uncertain contact only as sent or failed, never back in the queue', () => {
     expect(successorsOf('UNCERTAIN').sort()).toEqual(['FAILED', 'SENT']);
   });
 
-  it('returns a failed contact to the queue only through a retry', () => {
+  it('returns a failed contact to the queue only through a retry, or to SENT when it arrived after all', () => {
     expect(CAMPAIGN_CONTACT_TRANSITIONS.retry).toEqual({ FAILED: 'PENDING' });
-    expect(successorsOf('FAILED')).toEqual(['PENDING']);
+    expect(CAMPAIGN_CONTACT_TRANSITIONS.arrive).toEqual({ FAILED: 'SENT' });
+    expect(successorsOf('FAILED').sort()).toEqual(['PENDING', 'SENT']);
   });
 
   it('never lets a sent or uncertain contact be taken for another attempt', () => {

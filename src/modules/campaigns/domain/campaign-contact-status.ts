@@ -33,7 +33,17 @@ export type CampaignContactAction =
    * for failure kinds that prove nothing went out (`RETRYABLE_FAILURE_KINDS`, which the
    * statement also guards on: the status alone does not tell an unknown outcome apart).
    */
-  | 'retry';
+  | 'retry'
+  /**
+   * WhatsApp refused a message the gateway had accepted (an ERROR receipt): nothing arrived,
+   * so the contact is FAILED `not_delivered`, and a retry may send it again.
+   */
+  | 'refuse'
+  /**
+   * A delivery or read receipt for a message a refusal had failed: it arrived after all (the
+   * receipts came out of order). Only from `not_delivered`, which the statement guards on.
+   */
+  | 'arrive';
 
 export const CAMPAIGN_CONTACT_TRANSITIONS: Record<
   CampaignContactAction,
@@ -46,6 +56,8 @@ export const CAMPAIGN_CONTACT_TRANSITIONS: Record<
   doubt: { SENDING: 'UNCERTAIN' },
   writeOff: { UNCERTAIN: 'FAILED' },
   retry: { FAILED: 'PENDING' },
+  refuse: { SENT: 'FAILED' },
+  arrive: { FAILED: 'SENT' },
 };
 
 export const CAMPAIGN_CONTACT_LIFECYCLE = new TransitionTable<

@@ -120,15 +120,16 @@ export function retriedEvent(
 }
 
 /**
- * Delivered and read counts (receipts, with delivery tracking), on the progress and completed
+ * Delivered, read and replied counts (receipts and replies, with delivery tracking), on the progress and completed
  * events, when the counts carry them.
  */
 function receiptCounts(counts: CampaignCounts): Record<string, number> {
-  const { deliveredContacts, readContacts } = counts as CampaignCounts & {
+  const { deliveredContacts, readContacts, repliedContacts } = counts as CampaignCounts & {
     deliveredContacts?: number;
     readContacts?: number;
+    repliedContacts?: number;
   };
   return deliveredContacts === undefined
     ? {}
-    : { delivered: deliveredContacts, read: readContacts ?? 0 };
+    : { delivered: deliveredContacts, read: readContacts ?? 0, replied: repliedContacts ?? 0 };
 }

@@ -62,6 +62,23 @@ export function disconnectedNotice(
   };
 }
 
+/** One per campaign and lock (`lockedAt`: when the lock began). */
+export function reachOutLockedNotice(
+  campaign: NoticeSubject,
+  lock: { scope: 'COLD' | 'ALL'; lockedAt: Date },
+  until: string,
+): CampaignNotice {
+  const who =
+    lock.scope === 'ALL'
+      ? 'não envia mais nada'
+      : 'envia só a quem conversou com o número há pouco';
+  return {
+    text: `🔒 O WhatsApp bloqueou o número de "${campaign.name}" para quem não conversa com ele (erro 463): até ${until} ele ${who}. Os outros contatos esperam.`,
+    reason: 'reachout_locked',
+    dedupKey: `campaign:${campaign.id}:reachout:${lock.lockedAt.toISOString()}:${lock.scope}`,
+  };
+}
+
 /** `what` keys the notice; its first part (before any `:`) names its reason. */
 function campaignNotice(campaign: NoticeSubject, what: string, text: string): CampaignNotice {
   return {

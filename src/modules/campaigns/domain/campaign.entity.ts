@@ -52,16 +52,24 @@ export interface NewCampaign extends CampaignContent {
   notificationPhone: string | null;
   sendingWindow: SendingWindow | null;
   longPause: { every: number; minSeconds: number; maxSeconds: number } | null;
+  /** Contacts who talked with the number lately go first; absent: false. */
+  warmFirst?: boolean;
 }
 
 /**
  * Why an ACTIVE campaign is not sending now, when it is the engine's rules and not its own
  * pause: outside its sending window, its instance's figure of the day reached, a long pause,
  * or its instance cannot send (a send or a connection event proved it; INSTANCE_NOT_PAIRED
- * when the instance was never paired: its QR code must be read).
+ * when the instance was never paired: its QR code must be read), or WhatsApp's reach-out lock
+ * keeps the instance from the campaign's contacts left (REACHOUT_LOCKED: cold ones, or all).
  */
 export type WaitingReason =
-  'OUTSIDE_WINDOW' | 'DAILY_LIMIT' | 'LONG_PAUSE' | 'INSTANCE_DISCONNECTED' | 'INSTANCE_NOT_PAIRED';
+  | 'OUTSIDE_WINDOW'
+  | 'DAILY_LIMIT'
+  | 'LONG_PAUSE'
+  | 'INSTANCE_DISCONNECTED'
+  | 'INSTANCE_NOT_PAIRED'
+  | 'REACHOUT_LOCKED';
 
 /** How long after it ended a campaign's failed contacts may be retried (docs/API-RULES.md §4). */
 export const RETRY_WINDOW_DAYS = 7;
@@ -134,6 +142,10 @@ export class Campaign extends Timestamped {
   unknownOutcomeContacts!: number;
   /** Contacts whose message WhatsApp reported delivered / read (receipts, with trackDelivery). */
   @Column({ name: 'delivered_contacts', type: 'integer', default: 0 }) deliveredContacts!: number;
+  /** People who wrote within the reply window after their message (counted once each). */
+  @Column({ name: 'replied_contacts', type: 'integer', default: 0 }) repliedContacts!: number;
+  /** Contacts who talked with the number lately are sent first. */
+  @Column({ name: 'warm_first', type: 'boolean', default: false }) warmFirst!: boolean;
   @Column({ name: 'read_contacts', type: 'integer', default: 0 }) readContacts!: number;
   /** People who answered this campaign's message with an opt-out word. */
   @Column({ name: 'opted_out_contacts', type: 'integer', default: 0 }) optedOutContacts!: number;
@@ -218,6 +230,7 @@ export class Campaign extends Timestamped {
       longPauseEvery: props.longPause?.every ?? null,
       longPauseMin: props.longPause?.minSeconds ?? null,
       longPauseMax: props.longPause?.maxSeconds ?? null,
+      warmFirst: props.warmFirst ?? false,
       waitingReason: null,
       scheduledFor: props.scheduledFor,
       startedAt: null,
@@ -231,6 +244,7 @@ export class Campaign extends Timestamped {
       watchedRefusals: 0,
       unknownOutcomeContacts: 0,
       deliveredContacts: 0,
+      repliedContacts: 0,
       readContacts: 0,
       optedOutContacts: 0,
       totalContacts: 0,

@@ -12,6 +12,7 @@ describe('which failed contacts a retry sends again', () => {
     ['rejected', false, 'the gateway refuses the same payload again'],
     ['blocked', false, 'the company asked not to message the number'],
     ['blank_message', false, 'the message renders blank again'],
+    ['not_delivered', true, 'WhatsApp said the message never arrived'],
     ['unknown_outcome', false, 'the message may have gone out'],
     ['unrecorded', false, 'an old reason text cannot prove nothing went out'],
   ])('%s: retryable %s (%s)', (kind, retryable) => {
@@ -19,7 +20,7 @@ describe('which failed contacts a retry sends again', () => {
   });
 
   it('decides every kind, and hands the SQL only the retryable ones', () => {
-    expect(CONTACT_FAILURE_KINDS).toHaveLength(7);
-    expect(RETRYABLE_FAILURE_KINDS).toEqual(['retries_exhausted']);
+    expect(CONTACT_FAILURE_KINDS).toHaveLength(8);
+    expect(RETRYABLE_FAILURE_KINDS).toEqual(['retries_exhausted', 'not_delivered']);
   });
 });

@@ -15,6 +15,8 @@ export const CONTACT_FAILURE_KINDS = [
   'blocked',
   /** The template rendered blank for this contact (variables without values). */
   'blank_message',
+  /** WhatsApp refused the message after the gateway accepted it (an ERROR receipt). */
+  'not_delivered',
   /** Reconciliation never found the message: it may have gone out. */
   'unknown_outcome',
   /** FAILED before failure kinds were recorded: nothing tells whether it may be sent again. */
@@ -23,7 +25,10 @@ export const CONTACT_FAILURE_KINDS = [
 export type ContactFailureKind = (typeof CONTACT_FAILURE_KINDS)[number];
 
 /** The kinds a send itself ends in (the dispatcher's `fail`); the others come from elsewhere. */
-export type SendFailureKind = Exclude<ContactFailureKind, 'unknown_outcome' | 'unrecorded'>;
+export type SendFailureKind = Exclude<
+  ContactFailureKind,
+  'unknown_outcome' | 'unrecorded' | 'not_delivered'
+>;
 
 /**
  * Whether a person's retry may send the contact again (docs/API-RULES.md §4, "Retrying failed
@@ -42,6 +47,8 @@ const RETRYABLE: Record<ContactFailureKind, boolean> = {
   blocked: false,
   // The template and the contact's data are the same: the message is blank again.
   blank_message: false,
+  // WhatsApp said it never delivered it: a resend cannot double it (it waits out a lock).
+  not_delivered: true,
   // It may have been delivered: resending risks a second message.
   unknown_outcome: false,
   // The old reason texts cannot prove nothing went out (earlier versions failed uncertain sends).

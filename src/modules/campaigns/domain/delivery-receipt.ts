@@ -5,4 +5,28 @@ export interface Receipt {
   /** 0 error, 2 server ack, 3 delivered, 4 read, 5 played (see receiptRank). */
   rank: number;
   at: Date;
+  /** WhatsApp's code of an ERROR (463: the reach-out lock), when the event carries one. */
+  code: string | null;
+}
+
+/** A sent message WhatsApp refused (its contact now FAILED `not_delivered`). */
+export interface RefusedSend {
+  companyId: number;
+  gatewayConfigId: number;
+  campaignId: number;
+  /** Whether the person had talked with the number: a refused warm contact locks it all. */
+  warm: boolean;
+  code: string | null;
+}
+
+/** What a batch of receipts did: the key ids that matched a contact, and the refusals. */
+export interface AppliedReceipts {
+  matched: Set<string>;
+  refused: RefusedSend[];
+}
+
+/** The text a refused contact's failure shows. */
+export function notDeliveredReason(code: string | null): string {
+  const base = 'o WhatsApp recusou a mensagem depois que o gateway a aceitou';
+  return code ? `${base} (código ${code})` : base;
 }

@@ -141,6 +141,7 @@ export interface CampaignCounters {
   status: string;
   deliveredContacts: number;
   readContacts: number;
+  repliedContacts: number;
 }
 
 /** Why a contact failed: its reason for people, its kind (for retries), what it adds to the watched counters. */

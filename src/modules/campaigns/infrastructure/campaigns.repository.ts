@@ -2,6 +2,7 @@ import { CAMPAIGN_LIFECYCLE, statusesAllowing } from '../domain/campaign-status'
 import { CAMPAIGN_CONTACT_LIFECYCLE } from '../domain/campaign-contact-status';
 import type { ContactFailureKind } from '../domain/contact-failure-kind';
 import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
+import { DEFAULT_REACH_OUT } from '../../../common/messaging/reach-out';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
@@ -220,8 +221,8 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
        ), kept AS (
          SELECT i.* FROM input i ${notBlocked}
        ), inserted AS (
-         INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name)
-         SELECT $1, $2, phone, name FROM kept ORDER BY ord
+         INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
+         SELECT $1, $2, phone, name, ${warmSql('phone', '$1', '$2')} FROM kept ORDER BY ord
          RETURNING 1
        )
        SELECT count(*)::int AS inserted FROM inserted`,
@@ -255,7 +256,8 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
           `SELECT id, phone_number AS "phoneNumber", name, status, sent_at AS "sentAt", failed_at AS "failedAt",
                 failure_reason AS "failureReason", retry_count AS "retryCount",
                 delivered_at AS "deliveredAt", read_at AS "readAt", played_at AS "playedAt",
-                delivery_error AS "deliveryError", sent_text AS "sentText"
+                delivery_error AS "deliveryError", sent_text AS "sentText", replied_at AS "repliedAt",
+                warm, failure_kind AS "failureKind"
            FROM campaign_contacts WHERE campaign_id = $1 AND company_id = $4
           ORDER BY id LIMIT $2 OFFSET $3`,
           [campaignId, size, page * size, companyId],
@@ -305,7 +307,23 @@ export function campaignContactsInsertSql(
   campaignIdParam: string,
   companyIdParam: string,
 ): string {
-  return `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name)
-      SELECT ${campaignIdParam}, ${companyIdParam}, phone, left(name, 100) FROM ${source} ORDER BY id
+  return `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
+      SELECT ${campaignIdParam}, ${companyIdParam}, phone, left(name, 100),
+             ${warmSql('phone', campaignIdParam, companyIdParam)}
+        FROM ${source} ORDER BY id
       RETURNING 1`;
+}
+
+/**
+ * Whether the person at `phone` wrote to the campaign's instance within the company's warm
+ * window (settings reachOut.warmDays): contact_conversations' key, one probe per contact.
+ */
+function warmSql(phone: string, campaignIdParam: string, companyIdParam: string): string {
+  return `EXISTS (
+    SELECT 1 FROM contact_conversations v
+     WHERE v.gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = ${campaignIdParam})
+       AND v.phone_key = phone_match_key(${phone})
+       AND v.last_inbound_at > now() - make_interval(days => coalesce(
+             (SELECT (reach_out->>'warmDays')::int FROM companies WHERE id = ${companyIdParam}),
+             ${DEFAULT_REACH_OUT.warmDays})))`;
 }

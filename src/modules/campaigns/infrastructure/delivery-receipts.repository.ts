@@ -2,33 +2,41 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { queryRows } from '../../../database/query-rows';
-import type { Receipt } from '../domain/delivery-receipt';
+import { CAMPAIGN_CONTACT_LIFECYCLE } from '../domain/campaign-contact-status';
+import {
+  AppliedReceipts,
+  notDeliveredReason,
+  Receipt,
+  RefusedSend,
+} from '../domain/delivery-receipt';
+
+interface MovedContact extends RefusedSend {
+  keyId: string;
+  refused: boolean;
+}
+
+const REFUSE = CAMPAIGN_CONTACT_LIFECYCLE.sql('refuse');
+const ARRIVE = CAMPAIGN_CONTACT_LIFECYCLE.sql('arrive');
 
 /**
- * Receipts, set-based: a batch of messages.update events is one statement that moves each
- * contact's delivered/read/played times forward (never back, READ implying delivered) and
- * counts, per campaign, the contacts that became delivered or read in it.
+ * One statement for a batch of receipts ($1 key ids, $2 companies, $3 ranks, $4 times, $5 the
+ * refusal's reason, $6 its code): the contacts' times, refusals and late arrivals, and their
+ * campaigns' counters.
  */
-@Injectable()
-export class DeliveryReceiptsRepository {
-  constructor(private readonly dataSource: DataSource) {}
-
-  /** Applies the receipts; returns the key ids that matched a contact (others may come early). */
-  async apply(tx: Transaction, receipts: Receipt[]): Promise<Set<string>> {
-    if (receipts.length === 0) {
-      return new Set();
-    }
-    const rows = await queryRows<{ keyId: string }>(
-      tx,
-      `WITH receipt AS (
-         SELECT key_id, company_id, max(rank) AS rank, max(at) AS at, bool_or(rank = 0) AS error
-           FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[]) AS r(key_id, company_id, rank, at)
+const APPLY_RECEIPTS = `WITH receipt AS (
+         SELECT key_id, company_id, max(rank) AS rank, max(at) AS at, bool_or(rank = 0) AS error,
+                max(reason) AS reason, max(code) AS code
+           FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[], $5::text[], $6::text[])
+                AS r(key_id, company_id, rank, at, reason, code)
           GROUP BY key_id, company_id),
        old AS (
-         SELECT c.id, c.campaign_id, c.gateway_message_id, c.delivered_at, c.read_at, r.rank, r.at, r.error
+         SELECT c.id, c.campaign_id, c.gateway_message_id, c.delivered_at, c.read_at, c.warm, r.rank, r.at,
+                r.error, r.reason, r.code,
+                c.status IN (${REFUSE.from}) AND r.error AND r.rank < 3 AND c.delivered_at IS NULL AS refused,
+                c.status IN (${ARRIVE.from}) AND r.rank >= 3 AS arrived
            FROM campaign_contacts c JOIN receipt r
              ON c.gateway_message_id = r.key_id AND c.company_id = r.company_id
-          WHERE c.status = 'SENT'
+          WHERE c.status = 'SENT' OR (c.status = 'FAILED' AND c.failure_kind = 'not_delivered')
           FOR UPDATE OF c),
        moved AS (
          UPDATE campaign_contacts c
@@ -37,29 +45,70 @@ export class DeliveryReceiptsRepository {
                 played_at = CASE WHEN o.rank >= 5 THEN coalesce(c.played_at, o.at) ELSE c.played_at END,
                 delivery_error = CASE WHEN o.error AND o.rank < 3
                                       THEN 'o WhatsApp informou um erro depois de aceitar a mensagem'
-                                      ELSE c.delivery_error END
+                                      ELSE c.delivery_error END,
+                status = CASE WHEN o.refused THEN ${REFUSE.to} WHEN o.arrived THEN ${ARRIVE.to} ELSE c.status END,
+                failure_kind = CASE WHEN o.refused THEN 'not_delivered' WHEN o.arrived THEN NULL ELSE c.failure_kind END,
+                failure_reason = CASE WHEN o.refused THEN left(o.reason, 500) WHEN o.arrived THEN NULL
+                                      ELSE c.failure_reason END,
+                failed_at = CASE WHEN o.refused THEN o.at WHEN o.arrived THEN NULL ELSE c.failed_at END
            FROM old o
           WHERE c.id = o.id
-          RETURNING o.campaign_id, o.gateway_message_id AS key_id,
+          RETURNING o.campaign_id, o.gateway_message_id AS key_id, o.refused, o.arrived, o.warm, o.code,
                     (o.delivered_at IS NULL AND o.rank >= 3) AS newly_delivered,
                     (o.read_at IS NULL AND o.rank >= 4) AS newly_read),
        counted AS (
          UPDATE campaigns k
-            SET delivered_contacts = delivered_contacts + s.delivered, read_contacts = read_contacts + s.read
+            SET delivered_contacts = delivered_contacts + s.delivered, read_contacts = read_contacts + s.read,
+                sent_contacts = sent_contacts - s.refused + s.arrived,
+                failed_contacts = failed_contacts + s.refused - s.arrived
            FROM (SELECT campaign_id, count(*) FILTER (WHERE newly_delivered)::int AS delivered,
-                        count(*) FILTER (WHERE newly_read)::int AS read
+                        count(*) FILTER (WHERE newly_read)::int AS read,
+                        count(*) FILTER (WHERE refused)::int AS refused,
+                        count(*) FILTER (WHERE arrived)::int AS arrived
                    FROM moved GROUP BY campaign_id) s
-          WHERE k.id = s.campaign_id AND (s.delivered > 0 OR s.read > 0)
-          RETURNING k.id)
-       SELECT key_id AS "keyId" FROM moved, (SELECT count(*) FROM counted) AS force_counted`,
-      [
-        receipts.map((r) => r.keyId),
-        receipts.map((r) => r.companyId),
-        receipts.map((r) => r.rank),
-        receipts.map((r) => r.at),
-      ],
-    );
-    return new Set(rows.map((row) => row.keyId));
+          WHERE k.id = s.campaign_id AND (s.delivered > 0 OR s.read > 0 OR s.refused > 0 OR s.arrived > 0)
+          RETURNING k.id, k.company_id, k.gateway_config_id)
+       SELECT moved.key_id AS "keyId", moved.refused, moved.warm, moved.code,
+              moved.campaign_id AS "campaignId", counted.company_id AS "companyId",
+              counted.gateway_config_id AS "gatewayConfigId"
+         FROM moved LEFT JOIN counted ON counted.id = moved.campaign_id`;
+
+/**
+ * Receipts, set-based: a batch of messages.update events is one statement that moves each
+ * contact's delivered/read/played times forward (never back, READ implying delivered) and
+ * counts, per campaign, the contacts that became delivered or read in it. An ERROR for a
+ * message not delivered makes its contact FAILED `not_delivered` (refuse); a delivery receipt
+ * for such a contact makes it SENT again (arrive), so the outcome is the same in any order.
+ */
+@Injectable()
+export class DeliveryReceiptsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Applies the receipts: the key ids that matched a contact (others may come early), and the refusals. */
+  async apply(tx: Transaction, receipts: Receipt[]): Promise<AppliedReceipts> {
+    if (receipts.length === 0) {
+      return { matched: new Set(), refused: [] };
+    }
+    const rows = await queryRows<MovedContact>(tx, APPLY_RECEIPTS, [
+      receipts.map((r) => r.keyId),
+      receipts.map((r) => r.companyId),
+      receipts.map((r) => r.rank),
+      receipts.map((r) => r.at),
+      receipts.map((r) => (r.rank === 0 ? notDeliveredReason(r.code) : null)),
+      receipts.map((r) => r.code),
+    ]);
+    return {
+      matched: new Set(rows.map((row) => row.keyId)),
+      refused: rows
+        .filter((row) => row.refused)
+        .map(({ companyId, gatewayConfigId, campaignId, warm, code }) => ({
+          companyId,
+          gatewayConfigId,
+          campaignId,
+          warm,
+          code,
+        })),
+    };
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   sentTodaySql,
 } from '../../gateway/infrastructure/instance-pacing.sql';
 import { statusesAllowing } from '../domain/campaign-status';
+import type { WaitingReason } from '../domain/campaign.entity';
 import type { ClaimedCampaign, ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
 import {
   CAMPAIGN_COLUMNS,
@@ -83,14 +84,32 @@ const FREE_INSTANCES = `
      FOR UPDATE OF p SKIP LOCKED`;
 
 /**
+ * The reach-out lock on campaign `campaignId`'s instance (COLD, ALL; null: none): the lock's
+ * row is its gateway configuration's (GatewayConfigsService.refusalsReceived).
+ */
+function reachOutScopeSql(campaignId: string): string {
+  return `(SELECT g.reachout_lock_scope FROM campaigns k JOIN gateway_configs g ON g.id = k.gateway_config_id
+            WHERE k.id = ${campaignId})`;
+}
+
+/**
  * The next ready contact of campaign `campaignId` (an SQL expression), locked (a row another
  * statement is taking is skipped): PENDING, its retry due, in id order; `onlyIf` guards it.
+ * Warm contacts come first when the campaign asks for it (warmFirst) and are the only ones a
+ * COLD reach-out lock lets through (campaign_contacts_pending_warm_idx); an ALL lock lets none.
  */
 function nextReadyContactSql(campaignId: string, onlyIf = 'true'): string {
-  return `(SELECT id FROM campaign_contacts
-            WHERE campaign_id = ${campaignId} AND status IN (${MOVE.take.from})
-              AND (next_attempt_at IS NULL OR next_attempt_at <= now()) AND ${onlyIf}
-            ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)`;
+  const ready = `campaign_id = ${campaignId} AND status IN (${MOVE.take.from})
+              AND (next_attempt_at IS NULL OR next_attempt_at <= now()) AND ${onlyIf}`;
+  const scope = reachOutScopeSql(campaignId);
+  const warmFirst = `(SELECT warm_first FROM campaigns WHERE id = ${campaignId})`;
+  return `coalesce(
+           (SELECT id FROM campaign_contacts
+             WHERE ${ready} AND warm AND coalesce(${scope} = 'COLD', ${warmFirst})
+             ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED),
+           (SELECT id FROM campaign_contacts
+             WHERE ${ready} AND ${scope} IS NULL
+             ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED))`;
 }
 
 /** What a send needs of the contact row `c` it took, as TakenContactColumns. */
@@ -266,20 +285,38 @@ export class DispatchClaimRepository {
 
   /**
    * When a campaign with nothing ready should look again: its earliest retry, or a second
-   * after its earliest reconciliation is due; null when no contact is unfinished.
+   * after its earliest reconciliation is due; null when no contact is unfinished. While its
+   * instance's reach-out lock keeps the contacts left from it, the lock's end (REACHOUT_LOCKED;
+   * the lock's end or lift wakes it sooner), or a warm contact's retry under a COLD lock.
    */
-  async nextLookAt(tx: Transaction, campaignId: number): Promise<Date | null> {
-    const rows = await queryRows<{ at: Date | null; unfinished: boolean }>(
+  async nextLookAt(
+    tx: Transaction,
+    campaignId: number,
+  ): Promise<{ at: Date; waitingReason: WaitingReason | null } | null> {
+    const rows = await queryRows<{ at: Date | null; unfinished: boolean; locked: boolean }>(
       tx,
-      `SELECT least(min(next_attempt_at) FILTER (WHERE status = 'PENDING'),
-                    min(reconcile_at) FILTER (WHERE status = 'UNCERTAIN') + interval '1 second',
-                    now() + interval '5 seconds') AS at,
+      `WITH lock AS (
+         SELECT g.reachout_lock_scope AS scope, g.reachout_locked_until AS until
+           FROM campaigns k JOIN gateway_configs g ON g.id = k.gateway_config_id
+          WHERE k.id = $1 AND g.reachout_lock_scope IS NOT NULL)
+       SELECT CASE WHEN (SELECT scope FROM lock) IS NULL
+                   THEN least(min(next_attempt_at) FILTER (WHERE status = 'PENDING'),
+                              min(reconcile_at) FILTER (WHERE status = 'UNCERTAIN') + interval '1 second',
+                              now() + interval '5 seconds')
+                   ELSE least(min(next_attempt_at) FILTER (WHERE status = 'PENDING' AND warm
+                                                             AND (SELECT scope FROM lock) = 'COLD'),
+                              min(reconcile_at) FILTER (WHERE status = 'UNCERTAIN') + interval '1 second',
+                              greatest((SELECT until FROM lock), now() + interval '1 second')) END AS at,
+              count(*) FILTER (WHERE status = 'PENDING') > 0 AND (SELECT scope FROM lock) IS NOT NULL AS locked,
               count(*) > 0 AS unfinished
          FROM campaign_contacts WHERE campaign_id = $1 AND status IN (${UNFINISHED})`,
       [campaignId],
     );
     const row = rows[0];
-    return row?.unfinished ? (row.at ?? new Date()) : null;
+    if (!row?.unfinished) {
+      return null;
+    }
+    return { at: row.at ?? new Date(), waitingReason: row.locked ? 'REACHOUT_LOCKED' : null };
   }
 }
 

@@ -112,19 +112,21 @@ export class DispatchLeaseRepository {
 
   /**
    * Gives `workerId`'s lease back (`tx` null: on its own), moving the next send to
-   * `nextSendAt` when given.
+   * `nextSendAt` when given, and noting why it waits when `waitingReason` is given.
    */
   async release(
     tx: Transaction | null,
     campaignId: number,
     workerId: string,
     nextSendAt: Date | null = null,
+    waitingReason: WaitingReason | null = null,
   ): Promise<void> {
     await execute(
       tx ?? this.dataSource,
-      `UPDATE campaigns SET locked_until = NULL, locked_by = NULL, next_send_at = coalesce($3, next_send_at)
+      `UPDATE campaigns SET locked_until = NULL, locked_by = NULL, next_send_at = coalesce($3, next_send_at),
+              waiting_reason = coalesce($4, waiting_reason)
         WHERE id = $1 AND locked_by = $2`,
-      [campaignId, workerId, nextSendAt],
+      [campaignId, workerId, nextSendAt, waitingReason],
     );
   }
 

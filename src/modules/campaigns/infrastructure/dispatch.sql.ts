@@ -29,7 +29,8 @@ export const CAMPAIGN_COLUMNS = `
 /** The counters a campaign's events and completion are written from. */
 export const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
   failed_contacts AS "failedContacts", progress_step AS "progressStep", status,
-  delivered_contacts AS "deliveredContacts", read_contacts AS "readContacts"`;
+  delivered_contacts AS "deliveredContacts", read_contacts AS "readContacts",
+  replied_contacts AS "repliedContacts"`;
 
 /** The campaign waits for its instance (see rescheduleAndRelease), as its row is before the update. */
 export const WAITING_FOR_INSTANCE = `(disconnected_since IS NOT NULL

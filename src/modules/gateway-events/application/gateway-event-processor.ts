@@ -3,21 +3,17 @@ import { Transaction, UnitOfWork } from '../../../common/persistence/transaction
 import { faultCode, faultReason, isDataFault } from '../../../common/errors/data-fault';
 import { Metrics } from '../../../common/metrics/metrics';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
-import { BlockListService } from '../../blocked-contacts/application/block-list.service';
 import {
   CampaignDeliveryEvents,
   Receipt,
 } from '../../campaigns/application/campaign-delivery-events';
-import { candidateJids } from '../../campaigns/domain/whatsapp-jid';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
-import { NoticeQueue } from '../../notices/application/ports/notice.queue';
-import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
-import { isOptOut, receiptOf, replyOf } from '../domain/gateway-event';
+import { receiptOf } from '../domain/gateway-event';
+import { atOf, InboundMessages } from './inbound-messages';
 import { CoalescedConnection, coalesceConnections } from '../domain/connection-events';
 import {
   eventData,
-  eventTime,
   GATEWAY_EVENTS_CHANNEL,
   GatewayEventsRepository,
   StoredGatewayEvent,
@@ -38,6 +34,8 @@ const CONNECTION_LEASE_MS = 30_000;
  * failing forever.
  */
 const MAX_FAULTS = 5;
+/** How often ended reach-out locks are looked for (the worker's idle poll is 1 s). */
+const LOCK_CHECK_MS = 1_000;
 const FAULT_BACKOFF_MS = 1_000;
 
 /** What the bisected batch did with the events that failed alone. */
@@ -59,16 +57,15 @@ interface Bisection {
 @Injectable()
 export class GatewayEventProcessor extends BackgroundWorker {
   private readonly logger = new Logger(GatewayEventProcessor.name);
+  private nextLockCheckAt = 0;
 
   constructor(
     private readonly events: GatewayEventsRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly campaigns: CampaignDeliveryEvents,
-    private readonly blockList: BlockListService,
+    private readonly inbound: InboundMessages,
     private readonly settings: CompanySettingsService,
     private readonly gatewayConfigs: GatewayConfigsService,
-    private readonly outbox: OutboxWriter,
-    private readonly notices: NoticeQueue,
     private readonly metrics: Metrics,
     context: WorkerContext,
   ) {
@@ -79,6 +76,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
   async step(): Promise<number | null> {
     const messages = await settled(() => this.applyMessages());
     const configs = await settled(() => this.applyConnections());
+    await this.liftEndedLocks();
     if (messages.status === 'rejected') {
       throw messages.reason;
     }
@@ -88,6 +86,19 @@ export class GatewayEventProcessor extends BackgroundWorker {
     return messages.value === BATCH || configs.value === CONNECTION_CONFIGS
       ? 0
       : this.events.msUntilNextDue();
+  }
+
+  /**
+   * Reach-out locks whose cool-down is over end here, by this process's clock, at most once per
+   * LOCK_CHECK_MS: the check is one indexed statement, and a lock lasts hours.
+   */
+  private async liftEndedLocks(): Promise<void> {
+    const now = Date.now();
+    if (now < this.nextLockCheckAt) {
+      return;
+    }
+    this.nextLockCheckAt = now + LOCK_CHECK_MS;
+    await this.gatewayConfigs.liftEndedReachOutLocks();
   }
 
   /**
@@ -157,9 +168,10 @@ export class GatewayEventProcessor extends BackgroundWorker {
   /** Answers the events to try again later (receipts whose message is not known yet). */
   private async applyEvents(tx: Transaction, events: StoredGatewayEvent[]): Promise<Set<string>> {
     const waiting = await this.applyReceipts(tx, events);
-    for (const event of events.filter((e) => e.event === 'messages.upsert')) {
-      await this.applyReply(tx, event);
-    }
+    await this.inbound.apply(
+      tx,
+      events.filter((e) => e.event === 'messages.upsert'),
+    );
     return waiting;
   }
 
@@ -282,73 +294,28 @@ export class GatewayEventProcessor extends BackgroundWorker {
             keyId: found.keyId,
             rank: found.rank,
             at: atOf(event),
+            code: found.code,
           },
         });
       }
     }
-    const matched = await this.campaigns.applyReceipts(
+    const { matched, refused } = await this.campaigns.applyReceipts(
       tx,
       receipts.map((r) => r.receipt),
     );
+    if (refused.length > 0) {
+      this.metrics.countMessages('failed', 'not_delivered', refused.length);
+      await this.campaigns.refusalsReceived(
+        tx,
+        refused,
+        async (companyId) => (await this.settings.get(companyId)).effectiveReachOut,
+      );
+    }
     return new Set(
       receipts
         .filter((r) => !matched.has(r.receipt.keyId) && r.event.attempts < EARLY_RECEIPT_ATTEMPTS)
         .map((r) => r.event.id),
     );
-  }
-
-  /**
-   * A reply that is one of the company's opt-out words blocks the number (so every running
-   * campaign and automation skips it at its next send), is counted on the campaign answered,
-   * announced to the company's webhooks and, when the company set one, confirmed once.
-   */
-  private async applyReply(tx: Transaction, event: StoredGatewayEvent): Promise<void> {
-    const reply = replyOf(eventData(event.payload));
-    if (!reply) {
-      return;
-    }
-    const company = await this.settings.get(event.companyId);
-    if (!isOptOut(reply.text, company.effectiveOptOutWords)) {
-      return;
-    }
-    if (!(await this.blockList.optOut(event.companyId, reply.phone, tx))) {
-      return;
-    }
-    const phones = candidateJids(reply.phone).map((jid) => jid.split('@')[0]);
-    const answered = await this.campaigns.countOptOut(
-      tx,
-      event.companyId,
-      event.gatewayConfigId,
-      phones,
-    );
-    this.logger.log(
-      { companyId: event.companyId, campaignId: answered?.campaignId ?? null },
-      'Opt-out by reply: number blocked',
-    );
-    await this.outbox.append(tx, [
-      {
-        companyId: event.companyId,
-        campaignId: answered?.automationRunId === null ? answered.campaignId : null,
-        eventType: 'contact.opted_out',
-        payload: {
-          event: 'contact.opted_out',
-          companyId: event.companyId,
-          phoneNumber: reply.phone,
-          campaignId: answered?.automationRunId === null ? answered.campaignId : null,
-          timestamp: atOf(event).toISOString(),
-        },
-      },
-    ]);
-    if (company.optOutConfirmation) {
-      await this.notices.enqueue(tx, {
-        companyId: event.companyId,
-        gatewayConfigId: event.gatewayConfigId,
-        phoneNumber: reply.phone,
-        text: company.optOutConfirmation,
-        reason: 'opt_out_confirmation',
-        dedupKey: `opt-out:${event.companyId}:${reply.phone}`,
-      });
-    }
   }
 
   /** close holds the instance's campaigns at once; open releases them; a logout pauses them. */
@@ -379,9 +346,4 @@ export class GatewayEventProcessor extends BackgroundWorker {
 /** The work's outcome, its error included, so that the caller decides when to throw it. */
 async function settled<T>(work: () => Promise<T>): Promise<PromiseSettledResult<T>> {
   return (await Promise.allSettled([work()]))[0];
-}
-
-/** When the event happened: the gateway's time (kept at intake), else its arrival. */
-function atOf(event: StoredGatewayEvent): Date {
-  return eventTime(event.payload, event.receivedAt);
 }

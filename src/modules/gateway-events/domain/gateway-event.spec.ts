@@ -1,4 +1,5 @@
-import { connectionOf, isOptOut, parseEnvelope, receiptOf, replyOf } from './gateway-event';
+import { connectionOf, inboundOf, isOptOut, parseEnvelope, receiptOf } from './gateway-event';
+import { ValidationFailedError } from '../../../common/errors/domain-error';
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');
 
@@ -102,7 +103,7 @@ describe('gateway events', () => {
       key: { remoteJid: '5511988887777@s.whatsapp.net', fromMe: false },
       message: { conversation: 'SAIR', extendedTextMessage: {} },
     });
-    expect(replyOf(kept('messages.upsert', reply))).toEqual(replyOf(reply));
+    expect(inboundOf(kept('messages.upsert', reply))).toEqual(inboundOf(reply));
     const connection = { instance: 'l', state: 'open', statusReason: 200, profilePictureUrl: bulk };
     expect(kept('connection.update', connection)).toEqual({ state: 'open', statusReason: 200 });
   });
@@ -132,9 +133,14 @@ describe('gateway events', () => {
     expect(receiptOf({ keyId: 'K', status: 'DELIVERY_ACK', fromMe: true })).toEqual({
       keyId: 'K',
       rank: 3,
+      code: null,
     });
-    expect(receiptOf({ keyId: 'K', status: 'PLAYED' })).toEqual({ keyId: 'K', rank: 5 });
-    expect(receiptOf({ keyId: 'K', status: 'ERROR' })).toEqual({ keyId: 'K', rank: 0 });
+    expect(receiptOf({ keyId: 'K', status: 'PLAYED' })).toEqual({
+      keyId: 'K',
+      rank: 5,
+      code: null,
+    });
+    expect(receiptOf({ keyId: 'K', status: 'ERROR' })).toEqual({ keyId: 'K', rank: 0, code: null });
     expect(receiptOf({ keyId: 'K', status: 'PENDING' })).toBeNull();
     for (const inherited of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
       expect(receiptOf({ keyId: 'K', status: inherited })).toBeNull();
@@ -143,31 +149,76 @@ describe('gateway events', () => {
     expect(receiptOf({ status: 'READ' })).toBeNull();
   });
 
-  it('finds a person’s reply and its phone, in conversation or extended text', () => {
+  it('keeps the code a nack carries, and refuses one that is no code', () => {
+    const nack = (parameters: unknown) =>
+      parseEnvelope(
+        {
+          event: 'messages.update',
+          instance: 'l',
+          data: { keyId: 'K', fromMe: true, status: 'ERROR', messageStubParameters: parameters },
+        },
+        NOW,
+      );
+    expect(receiptOf(nack(['463'])?.data ?? {})).toEqual({ keyId: 'K', rank: 0, code: '463' });
+    expect(receiptOf(nack([463])?.data ?? {})).toEqual({ keyId: 'K', rank: 0, code: '463' });
+    expect(receiptOf(nack([])?.data ?? {})).toEqual({ keyId: 'K', rank: 0, code: null });
+    for (const wrong of ['463', [{ code: 463 }], ['4 6 3'], Array(9).fill('463')]) {
+      expect(() => nack(wrong)).toThrow(ValidationFailedError);
+    }
+    // Only an ERROR carries a code: a stray parameter on a receipt means nothing.
+    const read = { keyId: 'K', status: 'READ', code: '463' };
+    expect(receiptOf(read)).toEqual({ keyId: 'K', rank: 4, code: null });
+  });
+
+  it('finds who wrote and what, in conversation, extended text or a caption', () => {
     expect(
-      replyOf({
+      inboundOf({
         key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: 'X' },
         message: { conversation: ' Sair ' },
       }),
     ).toEqual({ phone: '5511987654321', text: ' Sair ' });
     expect(
-      replyOf({
+      inboundOf({
         key: { remoteJid: '123@lid', remoteJidAlt: '5511987654321@s.whatsapp.net', fromMe: false },
         message: { extendedTextMessage: { text: 'parar' } },
       }),
     ).toEqual({ phone: '5511987654321', text: 'parar' });
     expect(
-      replyOf({
+      inboundOf({
+        key: { remoteJid: '123@lid', senderPn: '5511987654321@s.whatsapp.net', fromMe: false },
+        message: { caption: 'foto' },
+      }),
+    ).toEqual({ phone: '5511987654321', text: 'foto' });
+    // A sender known only by its @lid is a message nobody can be matched to.
+    expect(
+      inboundOf({ key: { remoteJid: '123@lid', fromMe: false }, message: { conversation: 'oi' } }),
+    ).toEqual({ phone: null, text: 'oi' });
+    // A picture without a caption is still a person writing.
+    expect(
+      inboundOf({ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false }, message: {} }),
+    ).toEqual({ phone: '5511987654321', text: null });
+    expect(
+      inboundOf({
         key: { remoteJid: '5511@s.whatsapp.net', fromMe: true },
         message: { conversation: 'SAIR' },
       }),
     ).toBeNull();
-    expect(
-      replyOf({
-        key: { remoteJid: '120363@g.us', fromMe: false },
-        message: { conversation: 'SAIR' },
-      }),
-    ).toBeNull();
+    for (const remoteJid of ['120363@g.us', 'status@broadcast']) {
+      expect(
+        inboundOf({ key: { remoteJid, fromMe: false }, message: { conversation: 'SAIR' } }),
+      ).toBeNull();
+    }
+  });
+
+  it('keeps the caption of a picture, a video or a document as its text', () => {
+    for (const kind of ['imageMessage', 'videoMessage', 'documentMessage']) {
+      const data = {
+        key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: 'X' },
+        message: { [kind]: { caption: 'SAIR', jpegThumbnail: 'x'.repeat(1000) } },
+      };
+      const stored = parseEnvelope({ event: 'messages.upsert', instance: 'l', data }, NOW)?.data;
+      expect(inboundOf(stored ?? {})).toEqual({ phone: '5511987654321', text: 'SAIR' });
+    }
   });
 
   it('matches opt-out words without case, accents, spaces or closing punctuation', () => {

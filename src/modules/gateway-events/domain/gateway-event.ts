@@ -5,7 +5,8 @@ import { UnauthorizedError, ValidationFailedError } from '../../../common/errors
  * `{event, instance, data, destination, date_time, sender, server_url, apikey}` with the event
  * name lower-case and dotted. What the service reads of each:
  * - messages.update: `data {keyId, remoteJid, fromMe, status}`; keyId is the key id the send
- *   answered with.
+ *   answered with; an ERROR (WhatsApp refused the message) may carry Baileys'
+ *   `messageStubParameters: [code]` on gateways newer than v2.3.6.
  * - messages.upsert: `data {key {remoteJid, fromMe, id}, message {conversation |
  *   extendedTextMessage {text}}, messageTimestamp}`: a person's reply.
  * - connection.update: `data {instance, state, statusReason}`.
@@ -97,6 +98,7 @@ const DATA_READERS: Record<
       keyId: textAt(errors, 'data.keyId', data.keyId, ID_MAX),
       fromMe: data.fromMe,
       status: data.status,
+      code: errorCodeAt(errors, data.messageStubParameters),
     };
   },
   'messages.upsert': (errors, data) => {
@@ -121,6 +123,7 @@ const DATA_READERS: Record<
         extendedTextMessage: {
           text: textAt(errors, 'data.message.extendedTextMessage.text', extended.text, TEXT_MAX),
         },
+        caption: captionAt(errors, message),
       },
     };
   },
@@ -148,6 +151,44 @@ function statusAt(errors: FieldErrors, value: unknown): void {
   if (!isAbsent(value) && !(typeof value === 'string' && STATUS.test(value))) {
     errors.push(['data.status', 'deve ser um status do gateway, como DELIVERY_ACK ou READ']);
   }
+}
+
+/**
+ * Baileys reports a nack's code in `messageStubParameters[0]` (463: the reach-out lock); v2.3.6
+ * does not forward it, newer gateways may. A code is a few digits or letters.
+ */
+const ERROR_CODE = /^[A-Za-z0-9_]{1,16}$/;
+
+function errorCodeAt(errors: FieldErrors, value: unknown): string | undefined {
+  if (isAbsent(value)) {
+    return undefined;
+  }
+  const first: unknown = Array.isArray(value) ? value[0] : undefined;
+  const code = typeof first === 'number' && Number.isInteger(first) ? String(first) : first;
+  if (
+    !Array.isArray(value) ||
+    value.length > 8 ||
+    !(isAbsent(code) || (typeof code === 'string' && ERROR_CODE.test(code)))
+  ) {
+    errors.push(['data.messageStubParameters', 'deve ser uma lista de códigos, como ["463"]']);
+    return undefined;
+  }
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The messages whose caption is their text (Baileys' proto: imageMessage.caption…). */
+const CAPTIONED = ['imageMessage', 'videoMessage', 'documentMessage'] as const;
+
+/** A media message's caption, the text a person wrote with it. */
+function captionAt(errors: FieldErrors, message: Record<string, unknown>): string | undefined {
+  for (const kind of CAPTIONED) {
+    const media = objectAt(errors, `data.message.${kind}`, message[kind]);
+    const caption = textAt(errors, `data.message.${kind}.caption`, media.caption, TEXT_MAX);
+    if (caption !== undefined) {
+      return caption;
+    }
+  }
+  return undefined;
 }
 
 /** Null counts as absent: Evolution sends null for what a message does not have. */
@@ -243,34 +284,54 @@ export function receiptRank(status: unknown): number | null {
     : null;
 }
 
-/** The receipt in a messages.update, or null when it is not about a message we sent. */
-export function receiptOf(data: Record<string, unknown>): { keyId: string; rank: number } | null {
+/**
+ * The receipt in a messages.update, or null when it is not about a message we sent; `code` is
+ * the nack's code an ERROR carries (newer gateways), else null.
+ */
+export function receiptOf(
+  data: Record<string, unknown>,
+): { keyId: string; rank: number; code: string | null } | null {
   const rank = receiptRank(data.status);
   const keyId = data.keyId;
   if (rank === null || typeof keyId !== 'string' || keyId === '' || data.fromMe === false) {
     return null;
   }
-  return { keyId, rank };
+  return { keyId, rank, code: rank === 0 && typeof data.code === 'string' ? data.code : null };
 }
 
-/** A person's text reply in a messages.upsert, with the phone it came from; null otherwise. */
-export function replyOf(data: Record<string, unknown>): { phone: string; text: string } | null {
+const PHONE_JID = '@s.whatsapp.net';
+
+/**
+ * A message a person wrote to the number, from a messages.upsert: the phone it came from
+ * (null when the sender is an `@lid` whose phone-number JID the event does not carry: Baileys 7
+ * puts it in `key.remoteJidAlt`, older versions in `key.senderPn`) and its text or caption
+ * (null for media without one). Null for our own messages, groups and broadcasts.
+ */
+export function inboundOf(
+  data: Record<string, unknown>,
+): { phone: string | null; text: string | null } | null {
   const key = (data.key ?? {}) as Record<string, unknown>;
-  if (key.fromMe !== false) {
+  const remoteJid = key.remoteJid;
+  if (key.fromMe !== false || typeof remoteJid !== 'string') {
     return null;
   }
-  const jid = [key.remoteJid, key.remoteJidAlt, key.senderPn].find(
-    (value): value is string => typeof value === 'string' && value.endsWith('@s.whatsapp.net'),
+  if (!remoteJid.endsWith(PHONE_JID) && !remoteJid.endsWith('@lid')) {
+    return null;
+  }
+  const jid = [remoteJid, key.remoteJidAlt, key.senderPn].find(
+    (value): value is string => typeof value === 'string' && value.endsWith(PHONE_JID),
   );
   const message = (data.message ?? {}) as Record<string, unknown>;
   const extended = (message.extendedTextMessage ?? {}) as Record<string, unknown>;
-  const text = [message.conversation, extended.text].find(
+  const text = [message.conversation, extended.text, message.caption].find(
     (value): value is string => typeof value === 'string',
   );
-  if (!jid || text === undefined) {
-    return null;
-  }
-  return { phone: jid.split('@')[0].split(':')[0].replace(/\D/g, ''), text };
+  return { phone: jid ? phoneOfJid(jid) : null, text: text ?? null };
+}
+
+/** The digits of a JID's user part (`5511…:12@s.whatsapp.net`: the device after `:` dropped). */
+function phoneOfJid(jid: string): string {
+  return jid.split('@')[0].split(':')[0].replace(/\D/g, '');
 }
 
 /** A reply compared with opt-out words: trimmed, without case, accents or closing punctuation. */

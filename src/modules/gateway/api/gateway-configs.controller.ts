@@ -90,6 +90,22 @@ export class GatewayConfigsController {
     await this.configs.delete(company.companyId, id);
   }
 
+  @Delete(':id/restriction')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Encerra o bloqueio de contato com quem não conversa com o número (erro 463)',
+    description:
+      'As campanhas e automações que esperavam o fim do bloqueio voltam a enviar. Sem bloqueio, não muda nada (204).',
+  })
+  @ApiNoContentResponse({ description: 'Encerrado' })
+  @ApiErrors(404)
+  async liftRestriction(
+    @CurrentCompany() company: CompanySession,
+    @Param('id', IdParamPipe) id: number,
+  ): Promise<void> {
+    await this.configs.liftReachOutLock(company.companyId, id);
+  }
+
   @Get(':id/usage')
   @ApiOperation({
     summary:

@@ -7,6 +7,41 @@ import {
 } from '../domain/gateway-config.entity';
 import type { ActiveSenders } from '../application/gateway-config-usage.registry';
 import type { InstanceUsage } from '../application/ports/instance-pacing';
+import type { ReachOutCause, ReachOutLock, ReachOutScope } from '../domain/reach-out-lock';
+import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
+
+/** The reach-out lock in force (WhatsApp's error 463): who the instance may still message. */
+export class ReachOutLockResponse {
+  @ApiProperty({
+    enum: ['COLD', 'ALL'],
+    description:
+      'COLD: envia só a contatos quentes (que conversaram com o número há pouco); ALL: não envia nada',
+  })
+  scope!: ReachOutScope;
+  @ApiProperty({
+    enum: ['NACK_463', 'REFUSALS', 'WARM_REFUSED'],
+    description:
+      'NACK_463: o WhatsApp recusou com o erro 463; REFUSALS: recusas seguidas a contatos frios; WARM_REFUSED: recusou também um contato quente',
+  })
+  cause!: ReachOutCause;
+  @ApiProperty({ example: '2026-11-24T12:00:00.000Z' }) lockedAt!: string;
+  @ApiProperty({
+    example: '2026-11-25T12:00:00.000Z',
+    description: 'Quando o bloqueio acaba (o dobro do anterior quando se repete em até 7 dias)',
+  })
+  lockedUntil!: string;
+}
+
+function toReachOutLockResponse(lock: ReachOutLock | null): ReachOutLockResponse | null {
+  return (
+    lock && {
+      scope: lock.scope,
+      cause: lock.cause,
+      lockedAt: lock.lockedAt.toISOString(),
+      lockedUntil: lock.lockedUntil.toISOString(),
+    }
+  );
+}
 
 /** The API key is write-only: never part of a response. */
 export class GatewayConfigResponse {
@@ -44,6 +79,11 @@ export class GatewayConfigResponse {
       'Por que: INSTANCE_MISMATCH (outra instância) ou APIKEY_MISMATCH (apikey que não é a chave da configuração nem o token da instância)',
   })
   eventsRefusedReason!: EventsRefusal | null;
+  @ApiNullableObject(ReachOutLockResponse, {
+    description:
+      'O bloqueio do WhatsApp a quem não conversa com o número (erro 463), enquanto durar; null: nenhum. DELETE /api/gateway-configs/{id}/restriction o encerra',
+  })
+  reachOutLock!: ReachOutLockResponse | null;
   @ApiProperty({ nullable: true, type: Number, example: 1000 }) dailyLimit!: number | null;
   @ApiProperty({ nullable: true, type: Number, example: 50 }) warmupStartPerDay!: number | null;
   @ApiProperty({ nullable: true, type: Number, example: 20 }) warmupGrowthPercent!: number | null;
@@ -92,6 +132,10 @@ export class GatewayUsageResponse {
   lastMessageAt!: string | null;
   @ApiProperty({ nullable: true, type: String, description: 'O primeiro envio da instância' })
   firstSendAt!: string | null;
+  @ApiNullableObject(ReachOutLockResponse, {
+    description: 'O bloqueio a quem não conversa com o número; null: nenhum',
+  })
+  reachOutLock!: ReachOutLockResponse | null;
 }
 
 /** The last message plus the shortest pause of the active senders, when that is still ahead. */
@@ -106,7 +150,7 @@ function nextSlotOf(usage: InstanceUsage & { activeSenders: ActiveSenders }): st
 }
 
 export function toGatewayUsageResponse(
-  usage: InstanceUsage & { activeSenders: ActiveSenders },
+  usage: InstanceUsage & { activeSenders: ActiveSenders; reachOutLock: ReachOutLock | null },
 ): GatewayUsageResponse {
   return {
     day: usage.day,
@@ -124,6 +168,7 @@ export function toGatewayUsageResponse(
     nextSlotAt: nextSlotOf(usage),
     lastMessageAt: usage.lastMessageAt ? new Date(usage.lastMessageAt).toISOString() : null,
     firstSendAt: usage.firstSendAt ? new Date(usage.firstSendAt).toISOString() : null,
+    reachOutLock: toReachOutLockResponse(usage.reachOutLock),
   };
 }
 
@@ -149,6 +194,7 @@ export function toGatewayConfigResponse(config: GatewayConfig): GatewayConfigRes
     instanceState: config.instanceState,
     eventsRefusedAt: config.eventsRefusedAt?.toISOString() ?? null,
     eventsRefusedReason: config.eventsRefusedReason,
+    reachOutLock: toReachOutLockResponse(config.reachOutLock),
     dailyLimit: config.dailyLimit,
     warmupStartPerDay: config.warmupStartPerDay,
     warmupGrowthPercent: config.warmupGrowthPercent,

@@ -28,6 +28,20 @@ export type ActiveSendersCounter = (companyId: number, configId: number) => Prom
 export class GatewayConfigUsageRegistry {
   private readonly checkers = new Set<GatewayConfigUsageChecker>();
   private sendersCounter: ActiveSendersCounter | null = null;
+  private readonly liftListeners = new Set<(configIds: number[]) => Promise<void>>();
+
+  /** The campaigns module wakes what waited for an instance's reach-out lock. */
+  onReachOutLifted(listener: (configIds: number[]) => Promise<void>): void {
+    this.liftListeners.add(listener);
+  }
+
+  async reachOutLifted(configIds: number[]): Promise<void> {
+    if (configIds.length > 0) {
+      for (const listener of this.liftListeners) {
+        await listener(configIds);
+      }
+    }
+  }
 
   /** The campaigns module counts who sends through an instance (automation runs are campaigns). */
   countSendersWith(counter: ActiveSendersCounter): void {

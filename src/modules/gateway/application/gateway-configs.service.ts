@@ -18,6 +18,14 @@ import {
   MessagingGateway,
 } from '../domain/messaging-gateway';
 import { GatewayConfigsRepository } from '../infrastructure/gateway-configs.repository';
+import type { Transaction } from '../../../common/persistence/transaction';
+import {
+  InstanceRefusals,
+  lockCalledFor,
+  lockInForce,
+  ReachOutLock,
+  startLock,
+} from '../domain/reach-out-lock';
 import { DeliveryTrackingRegistrar } from './delivery-tracking.registrar';
 import { keyContext, targetOf } from './gateway-config-keys';
 import { ActiveSenders, GatewayConfigUsageRegistry } from './gateway-config-usage.registry';
@@ -113,13 +121,13 @@ export class GatewayConfigsService {
   async instanceUsage(
     companyId: number,
     id: number,
-  ): Promise<InstanceUsage & { activeSenders: ActiveSenders }> {
-    await this.configs.findOwnedOrFail(companyId, id);
+  ): Promise<InstanceUsage & { activeSenders: ActiveSenders; reachOutLock: ReachOutLock | null }> {
+    const config = await this.configs.findOwnedOrFail(companyId, id);
     const [usage, activeSenders] = await Promise.all([
       this.pacing.usage(id),
       this.usage.activeSenders(companyId, id),
     ]);
-    return { ...usage, activeSenders };
+    return { ...usage, activeSenders, reachOutLock: config.reachOutLock };
   }
 
   list(companyId: number): Promise<GatewayConfig[]> {
@@ -175,6 +183,43 @@ export class GatewayConfigsService {
     at: Date,
   ): Promise<boolean> {
     return this.configs.recordInstanceState(configId, state, reason, at);
+  }
+
+  /**
+   * What the instance's refused messages do to its reach-out lock, in `tx` (with the receipts
+   * that brought them): the lock they set or widened, or null when they change nothing.
+   */
+  async refusalsReceived(
+    tx: Transaction,
+    configId: number,
+    refusals: InstanceRefusals,
+    rule: { threshold: number; cooldownSeconds: number },
+  ): Promise<ReachOutLock | null> {
+    const state = await this.configs.lockForReachOut(tx, configId);
+    if (!state) {
+      return null;
+    }
+    const now = this.clock.now();
+    const current = lockInForce(state.current, now);
+    const wanted = lockCalledFor(refusals, current, rule.threshold);
+    if (!wanted) {
+      return null;
+    }
+    const lock = startLock(wanted, state.previous, current, now, rule.cooldownSeconds);
+    await this.configs.saveReachOutLock(tx, configId, lock);
+    return lock;
+  }
+
+  /** A person lifts the instance's reach-out lock: what waited for it goes on at once. */
+  async liftReachOutLock(companyId: number, id: number): Promise<void> {
+    await this.configs.findOwnedOrFail(companyId, id);
+    await this.usage.reachOutLifted(await this.configs.liftReachOutLocks({ ids: [id] }));
+  }
+
+  /** Ends the locks whose cool-down is over, by this process's clock (tests move it). */
+  async liftEndedReachOutLocks(): Promise<void> {
+    const ended = await this.configs.liftReachOutLocks({ endedBy: this.clock.now() });
+    await this.usage.reachOutLifted(ended);
   }
 
   /**

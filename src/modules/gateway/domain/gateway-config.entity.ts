@@ -1,5 +1,6 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { Timestamped } from '../../../common/persistence/timestamped';
+import type { ReachOutCause, ReachOutLock, ReachOutScope } from './reach-out-lock';
 
 export interface GatewayConfigFields {
   name: string;
@@ -38,6 +39,12 @@ export interface TrackingState {
 @Index('gateway_configs_company_id_id_idx', ['companyId', 'id'])
 @Check('gateway_configs_daily_limit_check', 'daily_limit > 0')
 @Check('gateway_configs_warmup_check', 'warmup_start_per_day > 0 AND warmup_growth_percent >= 0')
+@Check('gateway_configs_reachout_lock_scope_check', "reachout_lock_scope IN ('COLD', 'ALL')")
+@Check(
+  'gateway_configs_reachout_lock_until_check',
+  '(reachout_lock_scope IS NULL) = (reachout_locked_until IS NULL)',
+)
+@Index('gateway_configs_reachout_locked_idx', { synchronize: false })
 export class GatewayConfig extends Timestamped implements GatewayConfigFields, InstanceLimits {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
   @Column({ name: 'company_id', type: 'integer' })
@@ -75,6 +82,18 @@ export class GatewayConfig extends Timestamped implements GatewayConfigFields, I
   instanceStateReason!: number | null;
   @Column({ name: 'instance_state_at', type: 'timestamptz', nullable: true })
   instanceStateAt!: Date | null;
+  /** The reach-out lock in force (reach-out-lock.ts); null scope: none. */
+  @Column({ name: 'reachout_lock_scope', type: 'varchar', length: 4, nullable: true })
+  reachOutLockScope!: ReachOutScope | null;
+  @Column({ name: 'reachout_lock_cause', type: 'varchar', length: 20, nullable: true })
+  reachOutLockCause!: ReachOutCause | null;
+  /** When the last lock began and how long it was set for: kept after it ends, to double the next. */
+  @Column({ name: 'reachout_locked_at', type: 'timestamptz', nullable: true })
+  reachOutLockedAt!: Date | null;
+  @Column({ name: 'reachout_locked_until', type: 'timestamptz', nullable: true })
+  reachOutLockedUntil!: Date | null;
+  @Column({ name: 'reachout_lock_seconds', type: 'integer', nullable: true })
+  reachOutLockSeconds!: number | null;
 
   static create(companyId: number, fields: GatewayConfigFields, now: Date): GatewayConfig {
     const config = new GatewayConfig();
@@ -94,9 +113,28 @@ export class GatewayConfig extends Timestamped implements GatewayConfigFields, I
     config.dailyLimit = null;
     config.warmupStartPerDay = null;
     config.warmupGrowthPercent = null;
+    config.reachOutLockScope = null;
+    config.reachOutLockCause = null;
+    config.reachOutLockedAt = null;
+    config.reachOutLockedUntil = null;
+    config.reachOutLockSeconds = null;
     config.createdAt = now;
     config.updatedAt = now;
     return config;
+  }
+
+  /** The reach-out lock in force; null when there is none (a lifted or ended one is gone). */
+  get reachOutLock(): ReachOutLock | null {
+    if (!this.reachOutLockScope || !this.reachOutLockedUntil) {
+      return null;
+    }
+    return {
+      scope: this.reachOutLockScope,
+      cause: this.reachOutLockCause ?? 'REFUSALS',
+      lockedAt: this.reachOutLockedAt ?? this.reachOutLockedUntil,
+      lockedUntil: this.reachOutLockedUntil,
+      seconds: this.reachOutLockSeconds ?? 0,
+    };
   }
 
   /**

@@ -3,7 +3,9 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { QueryFailedError, Repository } from 'typeorm';
 import { TenantRepository } from '../../../common/tenancy/owned-resource';
 import { queryRows } from '../../../database/query-rows';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { EventsRefusal, GatewayConfig } from '../domain/gateway-config.entity';
+import type { ReachOutLock } from '../domain/reach-out-lock';
 import { GATEWAY_CONFIG } from '../domain/gateway-config.errors';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 
@@ -130,6 +132,72 @@ export class GatewayConfigsRepository extends TenantRepository<GatewayConfig> {
     await this.repository.update(id, { eventsRefusedAt: at, eventsRefusedReason: reason });
   }
 
+  /**
+   * The configuration's reach-out lock, its row locked for `tx` (two batches of refusals of one
+   * instance decide one after the other); `previous` is the last lock's start and length, kept
+   * after it ended, which a new lock within a week doubles. Null when the row is gone.
+   */
+  async lockForReachOut(
+    tx: Transaction,
+    id: number,
+  ): Promise<{
+    current: ReachOutLock | null;
+    previous: Pick<ReachOutLock, 'lockedAt' | 'seconds'> | null;
+  } | null> {
+    const rows = await queryRows<ReachOutRow>(
+      tx,
+      `SELECT reachout_lock_scope AS scope, reachout_lock_cause AS cause, reachout_locked_at AS "lockedAt",
+              reachout_locked_until AS "lockedUntil", reachout_lock_seconds AS seconds
+         FROM gateway_configs WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) {
+      return null;
+    }
+    const previous =
+      row.lockedAt && row.seconds !== null
+        ? { lockedAt: row.lockedAt, seconds: row.seconds }
+        : null;
+    const current =
+      row.scope && row.lockedUntil && previous
+        ? {
+            scope: row.scope,
+            cause: row.cause ?? 'REFUSALS',
+            lockedUntil: row.lockedUntil,
+            ...previous,
+          }
+        : null;
+    return { current, previous };
+  }
+
+  async saveReachOutLock(tx: Transaction, id: number, lock: ReachOutLock): Promise<void> {
+    await queryRows(
+      tx,
+      `UPDATE gateway_configs SET reachout_lock_scope = $2, reachout_lock_cause = $3,
+              reachout_locked_at = $4, reachout_locked_until = $5, reachout_lock_seconds = $6
+        WHERE id = $1`,
+      [id, lock.scope, lock.cause, lock.lockedAt, lock.lockedUntil, lock.seconds],
+    );
+  }
+
+  /**
+   * Ends the reach-out locks of `ids`, or of every configuration whose lock ran out by `endedBy`;
+   * answers the configurations whose lock ended. The start and length stay, for the next one.
+   */
+  async liftReachOutLocks(target: { ids: number[] } | { endedBy: Date }): Promise<number[]> {
+    const rows = await queryRows<{ id: number }>(
+      this.repository.manager,
+      `UPDATE gateway_configs SET reachout_lock_scope = NULL, reachout_lock_cause = NULL,
+              reachout_locked_until = NULL
+        WHERE reachout_lock_scope IS NOT NULL
+          AND (id = ANY($1::int[]) OR reachout_locked_until <= $2)
+        RETURNING id`,
+      'ids' in target ? [target.ids, null] : [[], target.endedBy],
+    );
+    return rows.map((row) => row.id);
+  }
+
   private async announce(id: number): Promise<void> {
     this.changeListeners.forEach((listener) => listener(id));
     await this.repository.query(`SELECT pg_notify($1, $2)`, [CHANGES_CHANNEL, String(id)]);
@@ -151,4 +219,12 @@ export class GatewayConfigsRepository extends TenantRepository<GatewayConfig> {
       throw error;
     }
   }
+}
+
+interface ReachOutRow {
+  scope: ReachOutLock['scope'] | null;
+  cause: ReachOutLock['cause'] | null;
+  lockedAt: Date | null;
+  lockedUntil: Date | null;
+  seconds: number | null;
 }

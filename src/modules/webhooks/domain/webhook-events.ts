@@ -10,6 +10,8 @@ export const WEBHOOK_EVENTS = [
   'campaign.paused',
   'campaign.retried',
   'contact.opted_out',
+  'contact.replied',
+  'gateway.restricted',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
