@@ -15,6 +15,7 @@ import { Metrics } from './common/metrics/metrics';
 import { RateLimitMiddleware } from './common/rate-limit/rate-limit.middleware';
 import { AppConfig } from './config/app-config.service';
 import { GatewayEventsGate } from './modules/gateway-events/api/gateway-events.gate';
+import { GatewayEventsRoute } from './modules/gateway-events/api/gateway-events.route';
 
 /** Builds the whole application; main.ts and the end-to-end tests both start it this way. */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
@@ -34,10 +35,12 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   app.enableShutdownHooks();
   // One Express layer ahead of every route (Swagger's and unknown paths included) rather than
   // Nest's MiddlewareConsumer, whose per-middleware route matching cost more than the
-  // middleware's own work on a cached authenticated GET.
+  // middleware's own work on a cached authenticated GET. The gateway's events are served right
+  // after the request log (GatewayEventsRoute) when they need nothing of the rest.
   app.use(
     httpPipeline(
       requestLogMiddleware(rootLogger, app.get(Metrics)),
+      app.get(GatewayEventsRoute),
       app.get(RateLimitMiddleware),
       app.get(GatewayEventsGate),
       app.get(JsonBodyMiddleware),
