@@ -1,7 +1,10 @@
-import { Injectable, NestMiddleware } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import { Injectable, Logger } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mapError } from '../../../common/http/all-exceptions.filter';
+import { errorBody } from '../../../common/http/error-body';
 import { DEFAULT_JSON_BODY_BYTES } from '../../../common/http/json-body.middleware';
+import { jsonHeadersOf, writeJson } from '../../../common/http/json-response';
+import { requestIdOf } from '../../../common/http/request-state';
 import { assertSafeBody } from '../../../common/http/text-hygiene';
 import { EVENTS_SECRET_HEADER } from '../../gateway/application/delivery-tracking.registrar';
 import {
@@ -10,29 +13,21 @@ import {
 } from '../../gateway/application/gateway-events-sources';
 import { GatewayEventReception } from './gateway-event-reception';
 
-/** The route as the gateway posts it; anything else (a query, another case…) goes the long way. */
+/** The route as the gateway posts it; anything else (a query, a longer path…) goes the long way. */
 const PLAIN_EVENTS_PATH = /^\/api\/gateway-events\/([1-9]\d{0,9})\/?$/i;
 const MAX_ID = 2_147_483_647;
 /** What body-parser's JSON parser reads as UTF-8 JSON without help (utf8 without the dash: 415). */
 const PLAIN_JSON = /^application\/json\s*(;\s*charset\s*=\s*("utf-8"|utf-8)\s*)?$/i;
 const DECIMAL = /^\d{1,9}$/;
-/** The controller's route, as the request metrics label it. */
+/** The controller's route, as the request metrics label it (routeLabel reads Express's `route`). */
 const ROUTE = { path: '/api/gateway-events/:configurationId' };
 
 const ACKNOWLEDGEMENT = JSON.stringify({ received: true });
-/** Express's answer to the controller's, header for header (its weak ETag included). */
-const ACKNOWLEDGEMENT_HEADERS = {
-  'Content-Type': 'application/json; charset=utf-8',
-  'Content-Length': String(Buffer.byteLength(ACKNOWLEDGEMENT)),
-  ETag: `W/"${Buffer.byteLength(ACKNOWLEDGEMENT).toString(16)}-${createHash('sha1')
-    .update(ACKNOWLEDGEMENT)
-    .digest('base64')
-    .slice(0, 27)}"`,
-};
+const ACKNOWLEDGEMENT_HEADERS = jsonHeadersOf(ACKNOWLEDGEMENT);
 /** Strips a byte-order mark, as body-parser's decoding does; invalid bytes become U+FFFD, as there. */
 const UTF8 = new TextDecoder();
 
-/** Shaped as body-parser's errors, so that the one error mapping answers them alike. */
+/** Shaped as body-parser's errors, so that mapError answers them alike. */
 class BodyReadError extends Error {
   readonly expose = true;
 
@@ -46,29 +41,30 @@ class BodyReadError extends Error {
 }
 
 /**
- * The gateway's own events, served ahead of the rest of the HTTP pipeline and of Nest's router:
- * at thousands a second, the per-request work of the generic path (route matching through every
- * route, body-parser, guards, pipes, interceptors, the exception filter, Express's JSON answer)
- * cost several times what storing the event does. It takes only what the generic path would
- * accept as it is (a POST of a plain JSON body of a known length, under the route's 1 MB,
- * carrying the secret of a configuration that tracks delivery) and gives it the same treatment:
- * the body read and checked as JsonBodyMiddleware does (text, depth), then the controller's
- * own work (GatewayEventReception), every error answered by the pipeline's error mapping.
- * Anything else, refusals by the gate included, goes on to the generic path untouched: its body
- * is still unread.
+ * The gateway's own events, served ahead of Express: at thousands a second, Express's own
+ * per-request work (it swaps the prototypes of every request and response, which sends V8's
+ * property lookups down their slow paths) and Nest's pipeline cost several times what storing
+ * the event does. It takes only what the generic path would accept as it is (a POST of a
+ * plain JSON body of a known length, under the route's 1 MB, carrying the secret of a
+ * configuration that tracks delivery) and gives it the same treatment: the body read and
+ * checked as JsonBodyMiddleware does (text, depth), the controller's own work
+ * (GatewayEventReception), the same answers and error bodies. Anything else, refusals by the
+ * gate included, is passed on to Express untouched, its body still unread.
  */
 @Injectable()
-export class GatewayEventsRoute implements NestMiddleware {
+export class GatewayEventsRoute {
+  private readonly logger = new Logger(GatewayEventsRoute.name);
+
   constructor(
     private readonly sources: GatewayEventsSources,
     private readonly reception: GatewayEventReception,
   ) {}
 
-  use(request: Request, response: Response, next: NextFunction): void {
+  handle(request: IncomingMessage, response: ServerResponse, pass: () => void): void {
     const id = plainEventIdOf(request);
     const secret = request.headers[EVENTS_SECRET_HEADER];
     if (id === null || typeof secret !== 'string' || secret === '') {
-      next();
+      pass();
       return;
     }
     // Only configurations that track delivery: an id nobody tracks costs no query here, and
@@ -76,28 +72,37 @@ export class GatewayEventsRoute implements NestMiddleware {
     this.sources
       .eventsSource(id, secret, true)
       .catch(() => null)
-      .then((source) => (source ? this.serve(source, request, response, next) : next()), next);
+      .then((source) => (source ? this.serve(source, request, response) : pass()), pass);
   }
 
-  private serve(
-    source: EventsSource,
-    request: Request,
-    response: Response,
-    next: NextFunction,
-  ): void {
-    (request as Request & { route: typeof ROUTE }).route = ROUTE;
+  private serve(source: EventsSource, request: IncomingMessage, response: ServerResponse): void {
+    (request as IncomingMessage & { route: typeof ROUTE }).route = ROUTE;
     readJson(request)
       .then((body) => {
         assertSafeBody(body);
         return this.reception.receive(source, body);
       })
-      .then(() => response.writeHead(200, ACKNOWLEDGEMENT_HEADERS).end(ACKNOWLEDGEMENT), next);
+      .then(
+        () => writeJson(response, 200, ACKNOWLEDGEMENT, ACKNOWLEDGEMENT_HEADERS),
+        (error: unknown) => this.refuse(request, response, error),
+      );
+  }
+
+  /** The error body the pipeline's filter would answer. */
+  private refuse(request: IncomingMessage, response: ServerResponse, error: unknown): void {
+    const mapped = mapError(error, this.logger, requestIdOf(request));
+    const path = (request.url ?? '').split('?')[0];
+    const body = JSON.stringify(errorBody(mapped.status, mapped.message, path));
+    for (const [name, value] of Object.entries(mapped.headers ?? {})) {
+      response.setHeader(name, value);
+    }
+    writeJson(response, mapped.status, body);
   }
 }
 
 /** The configuration's id when the request is a plain JSON event post; null otherwise. */
 export function plainEventIdOf(
-  request: Pick<Request, 'method' | 'url' | 'headers'>,
+  request: Pick<IncomingMessage, 'method' | 'url' | 'headers'>,
 ): number | null {
   const { headers } = request;
   const length = headers['content-length'];
@@ -113,12 +118,12 @@ export function plainEventIdOf(
   ) {
     return null;
   }
-  const id = Number(PLAIN_EVENTS_PATH.exec(request.url)?.[1]);
+  const id = Number(PLAIN_EVENTS_PATH.exec(request.url ?? '')?.[1]);
   return id <= MAX_ID ? id : null;
 }
 
 /** The body, parsed as body-parser parses JSON (`strict: false`); its length is the declared one. */
-function readJson(request: Request): Promise<unknown> {
+function readJson(request: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -132,9 +137,7 @@ function readJson(request: Request): Promise<unknown> {
       try {
         resolve(JSON.parse(UTF8.decode(Buffer.concat(chunks))));
       } catch (error) {
-        reject(
-          new BodyReadError(400, 'entity.parse.failed', (error as Error).message ?? 'bad JSON'),
-        );
+        reject(new BodyReadError(400, 'entity.parse.failed', (error as Error).message));
       }
     });
   });
