@@ -23,6 +23,19 @@ class HeldRepository {
   releaseAll(): void {
     this.releases.splice(0).forEach((release) => release());
   }
+
+  /** Announcements sent, and the ones still waiting for their answer. */
+  announced = 0;
+  private readonly announcing: Array<() => void> = [];
+
+  announce(): Promise<void> {
+    this.announced += 1;
+    return new Promise((resolve) => this.announcing.push(resolve));
+  }
+
+  answerAnnouncements(): void {
+    this.announcing.splice(0).forEach((answer) => answer());
+  }
 }
 
 const connection = (
@@ -64,7 +77,24 @@ describe('GatewayEventIntake', () => {
     await settle();
   });
 
-  afterEach(() => repository.releaseAll());
+  afterEach(() => {
+    repository.releaseAll();
+    repository.answerAnnouncements();
+  });
+
+  it('announces stored batches apart, one announcement at a time, one more for those stored meanwhile', async () => {
+    // beforeEach: four batches stored, the first announced and the others waiting for it.
+    expect(repository.announced).toBe(1);
+    repository.releaseAll();
+    await settle();
+    expect(repository.announced).toBe(1);
+    repository.answerAnnouncements();
+    await settle();
+    expect(repository.announced).toBe(2);
+    repository.answerAnnouncements();
+    await settle();
+    expect(repository.announced).toBe(2);
+  });
 
   it("writes only the latest of a configuration's connection events in a batch and its last open or close, and answers them all", async () => {
     const answered = [

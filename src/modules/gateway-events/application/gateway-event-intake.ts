@@ -33,12 +33,16 @@ interface Waiting {
  * that fails is written again event by event, so that one event that cannot be stored fails
  * only its own request. An event whose configuration was deleted (or stopped tracking) after
  * the gate let it in is not written and is a 401, like the gate's answer a moment later. When
- * MAX_WAITING events already wait, the next is refused with 503 at once.
+ * MAX_WAITING events already wait, the next is refused with 503 at once. Stored batches are
+ * announced to the processors apart (announce), one NOTIFY at a time.
  */
 @Injectable()
 export class GatewayEventIntake {
   private queue: Waiting[] = [];
   private writesInFlight = 0;
+  /** One NOTIFY at a time: batches stored meanwhile are announced by the next one. */
+  private announcing = false;
+  private announceAgain = false;
 
   constructor(private readonly repository: GatewayEventsRepository) {}
 
@@ -91,6 +95,7 @@ export class GatewayEventIntake {
     try {
       const live = await this.repository.store(kept.map((k) => k.stored));
       batch.forEach((waiting) => this.answer(waiting, live));
+      this.announce();
     } catch (error) {
       if (batch.length === 1) {
         batch[0].done(error);
@@ -103,7 +108,30 @@ export class GatewayEventIntake {
           (alone: unknown) => waiting.done(alone),
         );
       }
+      this.announce();
     }
+  }
+
+  /**
+   * Wakes the processors once the events are stored, apart from storing them (see
+   * GatewayEventsRepository.store); a failed NOTIFY only delays them until their next poll.
+   */
+  private announce(): void {
+    if (this.announcing) {
+      this.announceAgain = true;
+      return;
+    }
+    this.announcing = true;
+    void this.repository
+      .announce()
+      .catch(() => undefined)
+      .finally(() => {
+        this.announcing = false;
+        if (this.announceAgain) {
+          this.announceAgain = false;
+          this.announce();
+        }
+      });
   }
 
   /** Stored (or superseded) when its configuration took the batch; a 401 otherwise. */
