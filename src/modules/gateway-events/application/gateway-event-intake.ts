@@ -11,8 +11,18 @@ import {
 
 /** Events stored per statement at most; more wait for the next one. */
 const MAX_BATCH = 500;
-/** Batches written at once: a new batch need not wait for the previous commit. */
-const MAX_WRITES_IN_FLIGHT = 4;
+/**
+ * Batches written at once: a new batch need not wait for the previous commit, and the two
+ * commit together (one WAL flush). Four made batches half as large, so twice the statements,
+ * each a round trip that wakes PostgreSQL, and took fewer events a second; one alone left
+ * each event waiting for two commits.
+ */
+const MAX_WRITES_IN_FLIGHT = 2;
+/**
+ * The shortest time between two NOTIFYs: each costs a commit and wakes every processor, which
+ * under a steady flow is already at work (its steps follow one another while events are due).
+ */
+const ANNOUNCE_INTERVAL_MS = 50;
 /**
  * Events waiting for a write, at most: past it an event is a 503, which Evolution retries
  * later, instead of memory that grows as fast as anyone with a secret can post.
@@ -40,7 +50,7 @@ interface Waiting {
 export class GatewayEventIntake {
   private queue: Waiting[] = [];
   private writesInFlight = 0;
-  /** One NOTIFY at a time: batches stored meanwhile are announced by the next one. */
+  /** One NOTIFY at a time: batches stored meanwhile are announced by the next one, a little later. */
   private announcing = false;
   private announceAgain = false;
 
@@ -125,13 +135,15 @@ export class GatewayEventIntake {
     void this.repository
       .announce()
       .catch(() => undefined)
-      .finally(() => {
-        this.announcing = false;
-        if (this.announceAgain) {
-          this.announceAgain = false;
-          this.announce();
-        }
-      });
+      .finally(() => setTimeout(() => this.announceNext(), ANNOUNCE_INTERVAL_MS).unref());
+  }
+
+  private announceNext(): void {
+    this.announcing = false;
+    if (this.announceAgain) {
+      this.announceAgain = false;
+      this.announce();
+    }
   }
 
   /** Stored (or superseded) when its configuration took the batch; a 401 otherwise. */
