@@ -3,18 +3,21 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { createRootLogger } from './common/logging/logger-options';
 import { mapError, sendError } from './common/http/all-exceptions.filter';
+import { forwardedAddressOf, TrustedHop } from './common/http/forwarded-address';
 import { buildOpenApiDocument } from './common/http/openapi-document';
 import { JsonBodyMiddleware } from './common/http/json-body.middleware';
 import { requestIdOf } from './common/http/request-state';
-import { requestLogMiddleware } from './common/logging/request-log.middleware';
+import { AddressOf, requestLogMiddleware } from './common/logging/request-log.middleware';
 import { Metrics } from './common/metrics/metrics';
 import { RateLimitMiddleware } from './common/rate-limit/rate-limit.middleware';
 import { AppConfig } from './config/app-config.service';
 import { GatewayEventsGate } from './modules/gateway-events/api/gateway-events.gate';
+import { GatewayEventsRoute } from './modules/gateway-events/api/gateway-events.route';
 
 /** Builds the whole application; main.ts and the end-to-end tests both start it this way. */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
@@ -37,14 +40,49 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   // middleware's own work on a cached authenticated GET.
   app.use(
     httpPipeline(
-      requestLogMiddleware(rootLogger, app.get(Metrics)),
       app.get(RateLimitMiddleware),
       app.get(GatewayEventsGate),
       app.get(JsonBodyMiddleware),
     ),
   );
+  serveAheadOfExpress(
+    app,
+    requestLogMiddleware(rootLogger, app.get(Metrics), addressOutsideExpress(app)),
+    app.get(GatewayEventsRoute),
+  );
   setUpOpenApi(app);
   return app;
+}
+
+/**
+ * Every request is logged, then offered to `route` (the gateway's events, which it serves
+ * without Express: see GatewayEventsRoute), and only then, if passed on, handed to Express.
+ */
+function serveAheadOfExpress(
+  app: NestExpressApplication,
+  requestLog: ReturnType<typeof requestLogMiddleware>,
+  route: GatewayEventsRoute,
+): void {
+  const server = app.getHttpServer();
+  const express = app.getHttpAdapter().getInstance();
+  if (!server.listeners('request').includes(express)) {
+    // Both would answer every request.
+    throw new Error("Express is not the HTTP server's request listener");
+  }
+  server.removeListener('request', express);
+  server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+    requestLog(request, response, () =>
+      route.handle(request, response, () => {
+        express(request, response);
+      }),
+    ),
+  );
+}
+
+/** The client's address of a request Express never saw, as TRUST_PROXY tells Express to read it. */
+function addressOutsideExpress(app: NestExpressApplication): AddressOf {
+  const trusted = app.getHttpAdapter().getInstance().get('trust proxy fn') as TrustedHop;
+  return (request) => forwardedAddressOf(request, trusted);
 }
 
 const pipelineLogger = new Logger('HttpPipeline');

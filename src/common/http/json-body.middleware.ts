@@ -17,7 +17,9 @@ export const JSON_BODY_LIMITS: ReadonlyArray<readonly [prefix: string, limit: st
   ['/api/companies/', '64mb'],
   ['/api/automations', '2mb'],
 ];
-const DEFAULT_LIMIT = '1mb';
+/** Every other route's, the gateway's events included. */
+export const DEFAULT_JSON_BODY_BYTES = 1024 * 1024;
+const DEFAULT_LIMIT = DEFAULT_JSON_BODY_BYTES;
 /** All a caller without valid credentials may send to a route that needs them. */
 export const UNAUTHENTICATED_BODY_BYTES = 4 * 1024;
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

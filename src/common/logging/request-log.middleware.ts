@@ -9,14 +9,22 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,100}$/;
 /** Health probes run every few seconds; a line each would drown the rest. */
 const UNLOGGED_PATHS = /^\/actuator\/health(\/|$|\?)/i;
 
+/** The client's address of a request Express never handled (it has no `ip` then). */
+export type AddressOf = (request: IncomingMessage) => string | undefined;
+
 /**
  * Gives every request an id (echoed in X-Request-Id) and logs one line when it ends, with
  * method, path (never the query string) and status — never headers or bodies, so tokens and
  * passwords cannot reach the log from here. With `metrics`, the same listener records the
  * request's duration by route template (the one per-request hook of the metrics: no
- * interceptor, no second listener).
+ * interceptor, no second listener). Runs ahead of Express: a request it handled has `ip`,
+ * another is given its address by `addressOf`.
  */
-export function requestLogMiddleware(logger: PinoLogger, metrics?: Metrics) {
+export function requestLogMiddleware(
+  logger: PinoLogger,
+  metrics?: Metrics,
+  addressOf: AddressOf = (request) => request.socket.remoteAddress,
+) {
   const logs = logger.isLevelEnabled('error');
   return (request: IncomingMessage, response: ServerResponse, next: () => void): void => {
     const sent = request.headers['x-request-id'];
@@ -47,7 +55,7 @@ export function requestLogMiddleware(logger: PinoLogger, metrics?: Metrics) {
                 id,
                 method: request.method,
                 url: url.split('?')[0],
-                ip: clientAddressOf(request),
+                ip: clientAddressOf(request, addressOf),
               },
               res: { statusCode },
               responseTime: Math.round(elapsedMs),
@@ -69,6 +77,6 @@ function levelOf(finished: boolean, statusCode: number): Level {
 }
 
 /** The client's address as Express resolved it (TRUST_PROXY applies) once the request ran. */
-function clientAddressOf(request: IncomingMessage): string | undefined {
-  return (request as IncomingMessage & { ip?: string }).ip ?? request.socket.remoteAddress;
+function clientAddressOf(request: IncomingMessage, addressOf: AddressOf): string | undefined {
+  return (request as IncomingMessage & { ip?: string }).ip ?? addressOf(request);
 }

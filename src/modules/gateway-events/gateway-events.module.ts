@@ -6,7 +6,9 @@ import { Module } from '@nestjs/common';
 import { BlockedContactsModule } from '../blocked-contacts/blocked-contacts.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { GatewayEventsController } from './api/gateway-events.controller';
+import { GatewayEventReception } from './api/gateway-event-reception';
 import { GatewayEventsGate } from './api/gateway-events.gate';
+import { GatewayEventsRoute } from './api/gateway-events.route';
 import { GatewayEventIntake } from './application/gateway-event-intake';
 import { InboundMessages } from './application/inbound-messages';
 import { GatewayEventProcessor } from './application/gateway-event-processor';
@@ -33,7 +35,9 @@ import { PgGatewayEventsRepository } from './infrastructure/gateway-events.repos
     GatewayEventIntake,
     GatewayEventProcessor,
     InboundMessages,
+    GatewayEventReception,
     GatewayEventsGate,
+    GatewayEventsRoute,
   ],
 })
 export class GatewayEventsModule {}

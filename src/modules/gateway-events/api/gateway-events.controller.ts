@@ -1,21 +1,12 @@
-import { Body, Controller, HttpCode, Logger, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../auth/api/guards/auth.decorators';
-import { secretsEqual } from '../../../common/crypto/hashing';
-import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
-import type { GatewayEventRefusal } from '../../../common/metrics/metric-labels';
-import { Metrics } from '../../../common/metrics/metrics';
 import { EVENTS_SECRET_HEADER } from '../../gateway/application/delivery-tracking.registrar';
-import {
-  EventsSource,
-  GatewayEventsSources,
-} from '../../gateway/application/gateway-events-sources';
-import type { EventsRefusal } from '../../gateway/domain/gateway-config.entity';
-import { GatewayEventEnvelope, parseEnvelope, unauthorizedEvent } from '../domain/gateway-event';
-import { GatewayEventIntake } from '../application/gateway-event-intake';
+import { unauthorizedEvent } from '../domain/gateway-event';
+import { GatewayEventReception } from './gateway-event-reception';
 import { eventsSourceOf } from './gateway-events.gate';
 
 export class GatewayEventAcknowledgement {
@@ -35,13 +26,7 @@ export class GatewayEventAcknowledgement {
 @ApiErrors(400, 401, 429, 503)
 @Controller('api/gateway-events')
 export class GatewayEventsController {
-  private readonly logger = new Logger(GatewayEventsController.name);
-
-  constructor(
-    private readonly sources: GatewayEventsSources,
-    private readonly intake: GatewayEventIntake,
-    private readonly metrics: Metrics,
-  ) {}
+  constructor(private readonly reception: GatewayEventReception) {}
 
   @Post(':configurationId')
   @HttpCode(200)
@@ -62,59 +47,7 @@ export class GatewayEventsController {
     if (source?.gatewayConfigId !== configurationId) {
       throw unauthorizedEvent();
     }
-    const envelope = this.envelopeOf(body);
-    if (envelope) {
-      await this.authenticate(source, envelope);
-      await this.intake.store({
-        gatewayConfigId: source.gatewayConfigId,
-        companyId: source.companyId,
-        event: envelope.event,
-        payload: { data: envelope.data, at: envelope.at.toISOString() },
-      });
-    }
+    await this.reception.receive(source, body);
     return { received: true };
-  }
-
-  private envelopeOf(body: unknown): GatewayEventEnvelope | null {
-    try {
-      return parseEnvelope(body, new Date());
-    } catch (error) {
-      if (error instanceof ValidationFailedError) {
-        this.metrics.countGatewayEventRefused('invalid');
-      }
-      throw error;
-    }
-  }
-
-  /** The right secret, but another instance or key: refused, counted and shown on the configuration. */
-  private async authenticate(source: EventsSource, envelope: GatewayEventEnvelope): Promise<void> {
-    if (envelope.instance !== source.instance) {
-      await this.refuse(source, 'INSTANCE_MISMATCH', 'instance');
-    }
-    const apikey = envelope.apikey;
-    if (
-      apikey &&
-      !source.apiKeys.some((key) => secretsEqual(key, apikey)) &&
-      !(await this.sources.learnInstanceToken(source.gatewayConfigId, apikey))
-    ) {
-      await this.refuse(source, 'APIKEY_MISMATCH', 'apikey');
-    }
-  }
-
-  /** Logged without the body or the keys: they carry customers' numbers and credentials. */
-  private async refuse(
-    source: EventsSource,
-    refusal: EventsRefusal,
-    reason: GatewayEventRefusal,
-  ): Promise<never> {
-    this.metrics.countGatewayEventRefused(reason);
-    this.logger.warn(
-      { configurationId: source.gatewayConfigId, refused: refusal },
-      reason === 'apikey'
-        ? "Gateway event refused: its apikey is neither the configuration's key nor the instance's token"
-        : "Gateway event refused: it names another instance than the configuration's",
-    );
-    await this.sources.recordEventsRefused(source.gatewayConfigId, refusal);
-    throw unauthorizedEvent();
   }
 }

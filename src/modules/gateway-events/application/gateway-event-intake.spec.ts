@@ -23,6 +23,19 @@ class HeldRepository {
   releaseAll(): void {
     this.releases.splice(0).forEach((release) => release());
   }
+
+  /** Announcements sent, and the ones still waiting for their answer. */
+  announced = 0;
+  private readonly announcing: Array<() => void> = [];
+
+  announce(): Promise<void> {
+    this.announced += 1;
+    return new Promise((resolve) => this.announcing.push(resolve));
+  }
+
+  answerAnnouncements(): void {
+    this.announcing.splice(0).forEach((answer) => answer());
+  }
 }
 
 const connection = (
@@ -53,18 +66,42 @@ describe('GatewayEventIntake', () => {
   beforeEach(async () => {
     repository = new HeldRepository();
     intake = new GatewayEventIntake(repository as unknown as GatewayEventsRepository);
-    // Four writes in flight: what arrives next waits and is written as one batch.
-    const first = [1, 2, 3, 4].map((n) => intake.store(receipt(1, `K${n}`)));
+    // Two writes in flight: what arrives next waits and is written as one batch.
+    const first = [1, 2].map((n) => intake.store(receipt(1, `K${n}`)));
     await settle();
-    expect(repository.statements).toHaveLength(4);
+    expect(repository.statements).toHaveLength(2);
     repository.releaseAll();
     await Promise.all(first);
     repository.statements.length = 0;
-    [5, 6, 7, 8].forEach((n) => void intake.store(receipt(1, `H${n}`)));
+    [5, 6].forEach((n) => void intake.store(receipt(1, `H${n}`)));
     await settle();
   });
 
-  afterEach(() => repository.releaseAll());
+  afterEach(() => {
+    repository.releaseAll();
+    repository.answerAnnouncements();
+  });
+
+  it('announces stored batches apart, one announcement at a time, one more for those stored meanwhile after a pause', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      // beforeEach: two batches stored, the first announced and the other waiting for it.
+      expect(repository.announced).toBe(1);
+      repository.releaseAll();
+      await settle();
+      repository.answerAnnouncements();
+      await settle();
+      expect(repository.announced).toBe(1);
+      jest.advanceTimersByTime(50);
+      expect(repository.announced).toBe(2);
+      repository.answerAnnouncements();
+      await settle();
+      jest.advanceTimersByTime(50);
+      expect(repository.announced).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 
   it("writes only the latest of a configuration's connection events in a batch and its last open or close, and answers them all", async () => {
     const answered = [
@@ -116,7 +153,7 @@ describe('GatewayEventIntake', () => {
   });
 
   it('refuses with 503 at once while its queue is full, and takes events again once it drains', async () => {
-    // Four writes in flight (beforeEach), and 5,000 events waiting behind them.
+    // Two writes in flight (beforeEach), and 5,000 events waiting behind them.
     const waiting = Array.from({ length: 5_000 }, (_v, n) => intake.store(receipt(1, `Q${n}`)));
     const refused = await Promise.race([
       intake.store(receipt(1, 'over')).catch((error: unknown) => error),

@@ -11,8 +11,18 @@ import {
 
 /** Events stored per statement at most; more wait for the next one. */
 const MAX_BATCH = 500;
-/** Batches written at once: a new batch need not wait for the previous commit. */
-const MAX_WRITES_IN_FLIGHT = 4;
+/**
+ * Batches written at once: a new batch need not wait for the previous commit, and the two
+ * commit together (one WAL flush). Four made batches half as large, so twice the statements,
+ * each a round trip that wakes PostgreSQL, and took fewer events a second; one alone left
+ * each event waiting for two commits.
+ */
+const MAX_WRITES_IN_FLIGHT = 2;
+/**
+ * The shortest time between two NOTIFYs: each costs a commit and wakes every processor, which
+ * under a steady flow is already at work (its steps follow one another while events are due).
+ */
+const ANNOUNCE_INTERVAL_MS = 50;
 /**
  * Events waiting for a write, at most: past it an event is a 503, which Evolution retries
  * later, instead of memory that grows as fast as anyone with a secret can post.
@@ -33,12 +43,16 @@ interface Waiting {
  * that fails is written again event by event, so that one event that cannot be stored fails
  * only its own request. An event whose configuration was deleted (or stopped tracking) after
  * the gate let it in is not written and is a 401, like the gate's answer a moment later. When
- * MAX_WAITING events already wait, the next is refused with 503 at once.
+ * MAX_WAITING events already wait, the next is refused with 503 at once. Stored batches are
+ * announced to the processors apart (announce), one NOTIFY at a time.
  */
 @Injectable()
 export class GatewayEventIntake {
   private queue: Waiting[] = [];
   private writesInFlight = 0;
+  /** One NOTIFY at a time: batches stored meanwhile are announced by the next one, a little later. */
+  private announcing = false;
+  private announceAgain = false;
 
   constructor(private readonly repository: GatewayEventsRepository) {}
 
@@ -91,6 +105,7 @@ export class GatewayEventIntake {
     try {
       const live = await this.repository.store(kept.map((k) => k.stored));
       batch.forEach((waiting) => this.answer(waiting, live));
+      this.announce();
     } catch (error) {
       if (batch.length === 1) {
         batch[0].done(error);
@@ -103,6 +118,31 @@ export class GatewayEventIntake {
           (alone: unknown) => waiting.done(alone),
         );
       }
+      this.announce();
+    }
+  }
+
+  /**
+   * Wakes the processors once the events are stored, apart from storing them (see
+   * GatewayEventsRepository.store); a failed NOTIFY only delays them until their next poll.
+   */
+  private announce(): void {
+    if (this.announcing) {
+      this.announceAgain = true;
+      return;
+    }
+    this.announcing = true;
+    void this.repository
+      .announce()
+      .catch(() => undefined)
+      .finally(() => setTimeout(() => this.announceNext(), ANNOUNCE_INTERVAL_MS).unref());
+  }
+
+  private announceNext(): void {
+    this.announcing = false;
+    if (this.announceAgain) {
+      this.announceAgain = false;
+      this.announce();
     }
   }
 

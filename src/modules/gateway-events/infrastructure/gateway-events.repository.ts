@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
-import { execute, queryMilliseconds, queryRows } from '../../../database/query-rows';
+import { execute, queryMilliseconds, queryPrepared, queryRows } from '../../../database/query-rows';
 import { CONNECTION_COALESCE_MS } from '../domain/connection-events';
 import {
   GatewayEventsRepository,
@@ -14,6 +14,18 @@ const COLUMNS = `id, gateway_config_id AS "gatewayConfigId", company_id AS "comp
   attempts, faults, received_at AS "receivedAt"`;
 /** Receipts and replies not set aside: the rows of gateway_events_company_due_idx. */
 const MESSAGES_PENDING = `failed_at IS NULL AND event <> 'connection.update'`;
+
+/** The statement of `store`; see there. */
+const STORE = `WITH live AS (
+    SELECT id, company_id FROM gateway_configs
+     WHERE id = ANY($1::int[]) AND track_delivery FOR KEY SHARE),
+  stored AS (
+    INSERT INTO gateway_events (gateway_config_id, company_id, event, payload)
+    SELECT e.config, e.company, e.event, e.payload
+      FROM unnest($1::int[], $2::int[], $3::text[], $4::jsonb[])
+           AS e(config, company, event, payload)
+      JOIN live ON live.id = e.config AND live.company_id = e.company)
+  SELECT id FROM live`;
 
 /**
  * The gateway's events as a work table: stored in batches before they are acknowledged,
@@ -41,35 +53,39 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
   }
 
   /**
-   * One statement for the whole batch, with the NOTIFY that wakes the processors. Only rows
-   * whose configuration still exists and tracks delivery are written (locked FOR KEY SHARE
-   * meanwhile, so a delete waits and then cascades): a configuration deleted after the gate
-   * looked it up costs its own events, never a foreign-key failure of the whole batch.
+   * One statement for the whole batch. Only rows whose configuration still exists and tracks
+   * delivery are written (locked FOR KEY SHARE meanwhile, so a delete waits and then
+   * cascades): a configuration deleted after the gate looked it up costs its own events, never
+   * a foreign-key failure of the whole batch. Without the NOTIFY (announce): a transaction that
+   * notifies holds PostgreSQL's one notification lock through its commit's WAL flush, which
+   * made every batch of every instance commit one after the other. A prepared statement.
    */
   async store(events: IncomingGatewayEvent[]): Promise<Set<number>> {
-    const rows = await queryRows<{ id: number }>(
+    const values = [
+      events.map((e) => e.gatewayConfigId),
+      events.map((e) => e.companyId),
+      events.map((e) => e.event),
+      events.map((e) => JSON.stringify(e.payload)),
+    ];
+    const rows = await queryPrepared<{ id: number }>(
       this.dataSource,
-      `WITH live AS (
-         SELECT id, company_id FROM gateway_configs
-          WHERE id = ANY($1::int[]) AND track_delivery FOR KEY SHARE),
-       stored AS (
-         INSERT INTO gateway_events (gateway_config_id, company_id, event, payload)
-         SELECT e.config, e.company, e.event, e.payload
-           FROM unnest($1::int[], $2::int[], $3::text[], $4::jsonb[])
-                AS e(config, company, event, payload)
-           JOIN live ON live.id = e.config AND live.company_id = e.company
-         RETURNING 1),
-       notified AS (
-         SELECT pg_notify('${GATEWAY_EVENTS_CHANNEL}', '') FROM (SELECT count(*) FROM stored) AS s)
-       SELECT live.id FROM live CROSS JOIN notified`,
-      [
-        events.map((e) => e.gatewayConfigId),
-        events.map((e) => e.companyId),
-        events.map((e) => e.event),
-        events.map((e) => JSON.stringify(e.payload)),
-      ],
-    );
+      'gateway_events_store',
+      STORE,
+      values,
+    ).catch((error: unknown) => {
+      // As TypeORM reports it, so that its log line never carries what the events held.
+      throw new QueryFailedError(STORE, [], error as Error);
+    });
     return new Set(rows.map((row) => row.id));
+  }
+
+  async announce(): Promise<void> {
+    await queryPrepared(
+      this.dataSource,
+      'gateway_events_announce',
+      `SELECT pg_notify('${GATEWAY_EVENTS_CHANNEL}', '')`,
+      [],
+    );
   }
 
   /**

@@ -46,11 +46,12 @@ export abstract class GatewayEventsRepository {
    */
   abstract inSavepoint<T>(tx: Transaction, work: () => Promise<T>): Promise<T>;
   /**
-   * One statement for the whole batch, with the NOTIFY that wakes the processors. Writes only
-   * the events whose configuration still exists and tracks delivery; answers those
-   * configurations.
+   * One statement for the whole batch. Writes only the events whose configuration still exists
+   * and tracks delivery; answers those configurations.
    */
   abstract store(events: IncomingGatewayEvent[]): Promise<Set<number>>;
+  /** Wakes the processors of every instance (NOTIFY): events were stored. */
+  abstract announce(): Promise<void>;
   /**
    * Due receipts and replies, locked for this transaction: the companies that have some share
    * the `limit` equally (one company's flood cannot crowd out another's), each one's in due order.
