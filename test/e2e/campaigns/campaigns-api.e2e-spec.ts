@@ -625,6 +625,7 @@ describe('campaigns API', () => {
         status: 'PENDING',
         retryCount: 0,
         sentText: null,
+        warm: false,
       });
       const last = await company.get(`/api/campaigns/${id}/contacts?page=1&size=100`).expect(200);
       expect(last.body).toHaveLength(50);

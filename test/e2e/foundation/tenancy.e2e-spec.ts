@@ -39,6 +39,14 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         optOutConfirmation: null,
         sendingWindow: null,
         autoPause: { failuresInRow: 5, refusedPercent: 30, refusedSample: 50 },
+        reachOut: {
+          lockRefusals: 3,
+          lockSample: 20,
+          lockCooldownHours: 24,
+          warmDays: 28,
+          replyWindowHours: 72,
+        },
+        includeReplyText: false,
       });
     });
 
@@ -88,6 +96,14 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         optOutConfirmation: null,
         sendingWindow: null,
         autoPause: { failuresInRow: 5, refusedPercent: 30, refusedSample: 50 },
+        reachOut: {
+          lockRefusals: 3,
+          lockSample: 20,
+          lockCooldownHours: 24,
+          warmDays: 28,
+          replyWindowHours: 72,
+        },
+        includeReplyText: false,
       });
       expect(await flagsRow(company.id)).toMatchObject({
         blocked_contacts_enabled: false,

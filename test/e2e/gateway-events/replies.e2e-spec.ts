@@ -1,4 +1,5 @@
 import { Metrics } from '../../../src/common/metrics/metrics';
+import { createWelcomeAutomation, importDatabase, runNowAndWait } from '../../support/automations';
 import { phones, waitForCampaign } from '../../support/campaigns';
 import { db } from '../../support/db';
 import { useE2eFixture } from '../../support/e2e-fixture';
@@ -174,6 +175,31 @@ describe('replies to a campaign', () => {
     expect(done.repliedContacts).toBe(1);
     await applied(config.id);
     expect(await unmapped()).toBe(before + 1);
+  });
+
+  it('counts a reply on the automation run that messaged the person', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake);
+    const database = await importDatabase(company, [
+      { telefone: '11987671001', nome: 'Ana' },
+      { telefone: '11987671002', nome: 'Bruno' },
+    ]);
+    const automation = await createWelcomeAutomation(company, database.id, config.id);
+    const run = await runNowAndWait(company, automation.id);
+    expect(run).toMatchObject({ status: 'COMPLETED', sent: 2, replied: 0 });
+    await fake.emitInbound(config.instance, { from: '5511987671002', text: 'Obrigada!' });
+    const replied = await until(
+      async () => (await company.get(`/api/automations/${automation.id}/runs`).expect(200)).body[0],
+      (latest) => latest.replied === 1,
+    );
+    expect(replied).toMatchObject({ id: run.id, sent: 2 });
+    expect(await replyEvents(company.id)).toEqual([
+      expect.objectContaining({
+        campaignId: null,
+        automationRunId: run.id,
+        phoneNumber: '5511987671002',
+      }),
+    ]);
   });
 
   it('refuses reply and lock settings out of bounds, changing nothing', async () => {

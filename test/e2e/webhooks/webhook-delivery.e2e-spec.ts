@@ -154,9 +154,15 @@ describe('webhook delivery', () => {
     expect(rest.map((p) => p.milestone)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
     for (const progress of rest) {
       expect(Object.keys(progress)).toEqual([...Object.keys(started), 'milestone']);
-      expect(Object.keys(progress.stats)).toEqual([...STATS_KEYS, 'delivered', 'read']);
+      expect(Object.keys(progress.stats)).toEqual([...STATS_KEYS, 'delivered', 'read', 'replied']);
     }
-    expect(Object.keys(completed.stats)).toEqual([...STATS_KEYS, 'duration', 'delivered', 'read']);
+    expect(Object.keys(completed.stats)).toEqual([
+      ...STATS_KEYS,
+      'duration',
+      'delivered',
+      'read',
+      'replied',
+    ]);
     expect(completed).toMatchObject({
       event: 'campaign.completed',
       campaignId,

@@ -10,6 +10,8 @@ const ALL_EVENTS = [
   'campaign.paused',
   'campaign.retried',
   'contact.opted_out',
+  'contact.replied',
+  'gateway.restricted',
 ];
 const ENCRYPTION_KEY = 'webhooks-api-e2e-encryption-key-0123';
 /** An address in a documentation range: public, so allowed, and no DNS needed. */

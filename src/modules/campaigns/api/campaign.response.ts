@@ -87,6 +87,7 @@ export class CampaignResponse {
       'LONG_PAUSE',
       'INSTANCE_DISCONNECTED',
       'INSTANCE_NOT_PAIRED',
+      'REACHOUT_LOCKED',
       null,
     ],
     description:
