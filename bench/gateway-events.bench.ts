@@ -26,7 +26,9 @@ const SECRET_HEADER = 'x-campaign-service-secret';
  *   sent from this process; the time from sending each second's events to the campaign's
  *   delivered count including them;
  * - storm: the counted run again while another instance posts 100 connection.update a second
- *   (a reconnect loop); the time each of those posts took, and the receipts' lag meanwhile.
+ *   (a reconnect loop); the time each of those posts took, and the receipts' lag meanwhile;
+ * - replies: 2,000 people's messages a second for 5 s, each from a seeded contact's number; the
+ *   time from sending each second's messages to the campaign's replied count including them.
  *
  * `npm run bench -- gateway-events` (BENCH_EVENTS_CONTACTS to seed fewer).
  */
@@ -51,12 +53,12 @@ export default defineBenchmark({
     const campaignId = await seedSentContacts(sql, company.id, config.id);
 
     const url = `${service.baseUrl}/api/gateway-events/${config.id}`;
-    const event = (keyId: string): string =>
+    const event = (n: number | string): string =>
       JSON.stringify({
         event: 'messages.update',
         instance: 'bench-events',
         data: {
-          keyId,
+          keyId: typeof n === 'number' ? `K${n}` : n,
           remoteJid: '5511900000001@s.whatsapp.net',
           fromMe: true,
           participant: null,
@@ -81,7 +83,7 @@ export default defineBenchmark({
     await waitUntilProcessed(sql);
 
     context.log(`counted: ${RECEIPT_RATE} receipts/s for ${RECEIPT_SECONDS} s`);
-    const lags = await receiptLags(sql, url, secret, event, campaignId, 3);
+    const lags = await countedLags(sql, url, secret, event, campaignId, 3);
     context.log(`storm: the same, while another instance posts ${STORM_RATE} connection events/s`);
     const storming = await trackedBenchConfig(service.baseUrl, company, fake, 'bench-storm');
     const [storm, lagsInStorm] = await Promise.all([
@@ -91,8 +93,18 @@ export default defineBenchmark({
         'bench-storm',
         RECEIPT_SECONDS + 1,
       ),
-      receiptLags(sql, url, secret, event, campaignId, 3 + RECEIPT_SECONDS * RECEIPT_RATE),
+      countedLags(sql, url, secret, event, campaignId, 3 + RECEIPT_SECONDS * RECEIPT_RATE),
     ]);
+    context.log(`replies: ${RECEIPT_RATE} people's messages/s for ${RECEIPT_SECONDS} s`);
+    const replyLags = await countedLags(
+      sql,
+      url,
+      secret,
+      inboundMessage(url, fake.url),
+      campaignId,
+      3 + 2 * RECEIPT_SECONDS * RECEIPT_RATE,
+      'replied_contacts',
+    );
     const stormLatency = latencyFigures(storm);
     const rows: ResultRow[] = [
       {
@@ -119,6 +131,11 @@ export default defineBenchmark({
         perSecond: RECEIPT_RATE,
         countedMs: Math.round(lag),
       })),
+      ...replyLags.map((lag, second) => ({
+        measure: `replies of second ${second + 1} counted after (ms)`,
+        perSecond: RECEIPT_RATE,
+        countedMs: Math.round(lag),
+      })),
     ];
     return {
       rows,
@@ -139,6 +156,11 @@ export default defineBenchmark({
           atLeast: 0,
         },
         {
+          name: `slowest second of replies counted, ms left under ${RECEIPT_COUNTED_TARGET_MS}`,
+          value: RECEIPT_COUNTED_TARGET_MS - Math.max(...replyLags),
+          atLeast: 0,
+        },
+        {
           name: `storm: connection.update p99 ms left under ${ACCEPT_P99_TARGET_MS}`,
           value: ACCEPT_P99_TARGET_MS - stormLatency.p99,
           atLeast: 0,
@@ -153,9 +175,10 @@ export default defineBenchmark({
         `one application instance (ROLE=all) with ${SEEDED_CONTACTS.toLocaleString('en')} SENT campaign contacts, each with a gateway message key id (the receipts' index is the partial one on gateway_message_id)`,
         'accepted: autocannon in a child process, the settings below; every 200 means the event was stored (batched INSERTs) before the answer',
         `counted: ${RECEIPT_RATE} events a second from this process over keep-alive connections, each a different seeded message; lag = the moment the campaign's delivered_contacts includes a second's events − the moment that second's events were all sent`,
+        `replies: ${RECEIPT_RATE} messages.upsert a second from the seeded contacts' numbers (as Evolution v2.3.6 posts a person's text), each a different person who got the campaign's message; lag = until the campaign's replied_contacts includes a second's messages (each also records the person's conversation and looks for their PENDING contacts to warm)`,
         `storm: the counted run again (other messages) while a second configuration's instance posts ${STORM_RATE} connection.update ("connecting") a second, as Evolution API does in a reconnect loop; p50/p99 of those posts`,
       ],
-      details: { accepted, lags, storm: stormLatency, lagsInStorm },
+      details: { accepted, lags, storm: stormLatency, lagsInStorm, replyLags },
     };
   },
 });
@@ -195,22 +218,28 @@ async function waitUntilProcessed(sql: Client): Promise<void> {
   }
 }
 
-/** Sends RECEIPT_RATE distinct receipts a second; per second, how long until all were counted. */
-async function receiptLags(
+/** The campaign counters a second's events are counted in. */
+type CountedIn = 'delivered_contacts' | 'replied_contacts';
+
+/**
+ * Sends RECEIPT_RATE distinct events a second (`event` of the seeded message `n`); per second,
+ * how long until all were counted in the campaign's `counter`.
+ */
+async function countedLags(
   sql: Client,
   url: string,
   secret: string,
-  event: (keyId: string) => string,
+  event: (n: number) => string,
   campaignId: number,
   firstKey: number,
+  counter: CountedIn = 'delivered_contacts',
 ): Promise<number[]> {
   const poster = eventPoster(url, secret);
   const delivered = async (): Promise<number> =>
     (
-      await sql.query<{ n: number }>(
-        `SELECT delivered_contacts AS n FROM campaigns WHERE id = $1`,
-        [campaignId],
-      )
+      await sql.query<{ n: number }>(`SELECT ${counter} AS n FROM campaigns WHERE id = $1`, [
+        campaignId,
+      ])
     ).rows[0].n;
   const start = await delivered();
   const countedAt: number[] = [];
@@ -226,7 +255,7 @@ async function receiptLags(
         countedAt.push(Date.now());
       }
       if (!sending && Date.now() - (sentAt[sentAt.length - 1] ?? 0) > 60_000) {
-        throw new Error(`receipts not counted: ${counted} of ${RECEIPT_SECONDS * RECEIPT_RATE}`);
+        throw new Error(`events not counted: ${counted} of ${RECEIPT_SECONDS * RECEIPT_RATE}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -234,7 +263,7 @@ async function receiptLags(
   let next = firstKey - 1;
   for (let second = 0; second < RECEIPT_SECONDS; second += 1) {
     const began = Date.now();
-    const keys = Array.from({ length: RECEIPT_RATE }, () => `K${(next += 1)}`);
+    const keys = Array.from({ length: RECEIPT_RATE }, () => (next += 1));
     for (let i = 0; i < keys.length; i += 100) {
       await Promise.all(keys.slice(i, i + 100).map((key) => poster.post(event(key))));
     }
@@ -286,6 +315,37 @@ function eventPoster(
       req.end(body);
     });
   return { post, close: () => agent.destroy() };
+}
+
+/** A person's text to the instance, from seeded contact `n`'s number, as v2.3.6 posts it. */
+function inboundMessage(url: string, serverUrl: string): (n: number) => string {
+  return (n) => {
+    const id = `BENCH${String(n).padStart(27, '0')}`;
+    return JSON.stringify({
+      event: 'messages.upsert',
+      instance: 'bench-events',
+      data: {
+        key: {
+          remoteJid: `${5511900000000 + n}@s.whatsapp.net`,
+          fromMe: false,
+          id,
+          addressingMode: 'pn',
+        },
+        pushName: 'Cliente',
+        status: 'DELIVERY_ACK',
+        message: { conversation: 'Tenho interesse, pode me ligar?' },
+        messageType: 'conversation',
+        messageTimestamp: Math.floor(Date.now() / 1000),
+        instanceId: 'bench',
+        source: 'android',
+      },
+      destination: url,
+      date_time: new Date().toISOString(),
+      sender: '5511999990000@s.whatsapp.net',
+      server_url: serverUrl,
+      apikey: null,
+    });
+  };
 }
 
 /**
