@@ -84,32 +84,35 @@ const FREE_INSTANCES = `
      FOR UPDATE OF p SKIP LOCKED`;
 
 /**
- * The reach-out lock on campaign `campaignId`'s instance (COLD, ALL; null: none): the lock's
- * row is its gateway configuration's (GatewayConfigsService.refusalsReceived).
+ * How campaign `campaignId` picks its contacts, in one lookup of its row and its gateway
+ * configuration's: null in id order; WARM_FIRST warm ones first (warmFirst); COLD only warm
+ * ones and ALL none (the instance's reach-out lock, GatewayConfigsService.refusalsReceived).
  */
-function reachOutScopeSql(campaignId: string): string {
-  return `(SELECT g.reachout_lock_scope FROM campaigns k JOIN gateway_configs g ON g.id = k.gateway_config_id
+function pickModeSql(campaignId: string): string {
+  return `(SELECT CASE WHEN g.reachout_lock_scope IS NOT NULL THEN g.reachout_lock_scope
+                      WHEN k.warm_first THEN 'WARM_FIRST' END AS mode
+             FROM campaigns k JOIN gateway_configs g ON g.id = k.gateway_config_id
             WHERE k.id = ${campaignId})`;
 }
 
 /**
  * The next ready contact of campaign `campaignId` (an SQL expression), locked (a row another
  * statement is taking is skipped): PENDING, its retry due, in id order; `onlyIf` guards it.
- * Warm contacts come first when the campaign asks for it (warmFirst) and are the only ones a
- * COLD reach-out lock lets through (campaign_contacts_pending_warm_idx); an ALL lock lets none.
+ * Warm ones are looked for first (campaign_contacts_pending_warm_idx) only when the pick mode
+ * asks for them, so the common pick costs one more key lookup than a plain one.
  */
 function nextReadyContactSql(campaignId: string, onlyIf = 'true'): string {
   const ready = `campaign_id = ${campaignId} AND status IN (${MOVE.take.from})
-              AND (next_attempt_at IS NULL OR next_attempt_at <= now()) AND ${onlyIf}`;
-  const scope = reachOutScopeSql(campaignId);
-  const warmFirst = `(SELECT warm_first FROM campaigns WHERE id = ${campaignId})`;
-  return `coalesce(
-           (SELECT id FROM campaign_contacts
-             WHERE ${ready} AND warm AND coalesce(${scope} = 'COLD', ${warmFirst})
-             ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED),
-           (SELECT id FROM campaign_contacts
-             WHERE ${ready} AND ${scope} IS NULL
-             ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED))`;
+                AND (next_attempt_at IS NULL OR next_attempt_at <= now()) AND ${onlyIf}`;
+  return `(SELECT coalesce(warm.id, next.id) FROM ${pickModeSql(campaignId)} AS pick
+             LEFT JOIN LATERAL (
+               SELECT id FROM campaign_contacts
+                WHERE ${ready} AND warm AND pick.mode IN ('COLD', 'WARM_FIRST')
+                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) AS warm ON true
+             LEFT JOIN LATERAL (
+               SELECT id FROM campaign_contacts
+                WHERE ${ready} AND warm.id IS NULL AND (pick.mode IS NULL OR pick.mode = 'WARM_FIRST')
+                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) AS next ON true)`;
 }
 
 /** What a send needs of the contact row `c` it took, as TakenContactColumns. */
