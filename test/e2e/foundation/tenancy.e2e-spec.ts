@@ -21,6 +21,18 @@ function expectRateLimitHeaders(response: request.Response): void {
   expect(response.headers['x-ratelimit-reset']).toMatch(/^\d{10}$/);
 }
 
+/** A new company's reach-out and reply settings: the defaults. */
+const REPLY_DEFAULTS = {
+  reachOut: {
+    lockRefusals: 3,
+    lockSample: 20,
+    lockCooldownHours: 24,
+    warmDays: 28,
+    replyWindowHours: 72,
+  },
+  includeReplyText: false,
+};
+
 describe('tenancy, authentication of every route, unknown routes', () => {
   const {
     t,
@@ -39,14 +51,7 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         optOutConfirmation: null,
         sendingWindow: null,
         autoPause: { failuresInRow: 5, refusedPercent: 30, refusedSample: 50 },
-        reachOut: {
-          lockRefusals: 3,
-          lockSample: 20,
-          lockCooldownHours: 24,
-          warmDays: 28,
-          replyWindowHours: 72,
-        },
-        includeReplyText: false,
+        ...REPLY_DEFAULTS,
       });
     });
 
@@ -96,14 +101,7 @@ describe('tenancy, authentication of every route, unknown routes', () => {
         optOutConfirmation: null,
         sendingWindow: null,
         autoPause: { failuresInRow: 5, refusedPercent: 30, refusedSample: 50 },
-        reachOut: {
-          lockRefusals: 3,
-          lockSample: 20,
-          lockCooldownHours: 24,
-          warmDays: 28,
-          replyWindowHours: 72,
-        },
-        includeReplyText: false,
+        ...REPLY_DEFAULTS,
       });
       expect(await flagsRow(company.id)).toMatchObject({
         blocked_contacts_enabled: false,
