@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
-import { queryRows } from '../../../database/query-rows';
+import { execute, queryRows } from '../../../database/query-rows';
 
 /** Campaigns whose instance's reach-out lock they wait for (CampaignDispatcher sets it). */
 export const REACHOUT_LOCKED = 'REACHOUT_LOCKED';
@@ -127,21 +127,19 @@ export class ReachOutRepository {
     );
   }
 
-  /** A lock on everything: the instance's ACTIVE campaigns wait until it ends; their ids. */
-  async holdInstance(tx: Transaction, gatewayConfigId: number, until: Date): Promise<number[]> {
-    const rows = await queryRows<{ id: number }>(
+  /** A lock on everything: the instance's ACTIVE campaigns wait until it ends. */
+  async holdInstance(tx: Transaction, gatewayConfigId: number, until: Date): Promise<void> {
+    await execute(
       tx,
       `UPDATE campaigns SET waiting_reason = '${REACHOUT_LOCKED}', next_send_at = greatest(next_send_at, $2)
-        WHERE gateway_config_id = $1 AND status = 'ACTIVE'
-        RETURNING id`,
+        WHERE gateway_config_id = $1 AND status = 'ACTIVE'`,
       [gatewayConfigId, until],
     );
-    return rows.map((row) => row.id);
   }
 
   /** The locks ended: campaigns that waited for them are due at once. */
   async wake(gatewayConfigIds: number[]): Promise<void> {
-    await queryRows(
+    await execute(
       this.dataSource,
       `UPDATE campaigns SET next_send_at = now(), waiting_reason = NULL
         WHERE gateway_config_id = ANY($1::int[]) AND status = 'ACTIVE' AND waiting_reason = '${REACHOUT_LOCKED}'`,

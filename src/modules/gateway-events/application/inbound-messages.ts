@@ -11,7 +11,7 @@ import {
 } from '../../campaigns/application/campaign-delivery-events';
 import { candidateJids } from '../../campaigns/domain/whatsapp-jid';
 import { NoticeQueue } from '../../notices/application/ports/notice.queue';
-import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
+import { OutboxEvent, OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import { inboundOf, isOptOut } from '../domain/gateway-event';
 import { eventData, eventTime, StoredGatewayEvent } from './ports/gateway-events.repository';
 
@@ -66,46 +66,21 @@ export class InboundMessages {
         replyWindowHours: (await companyOf(event.companyId)).effectiveReachOut.replyWindowHours,
       });
     }
-    for (const reply of await this.campaigns.recordInbound(tx, messages)) {
-      const message = messages.find((m) => m.ref === reply.ref) as (typeof messages)[number];
-      await this.announceReply(tx, await companyOf(message.companyId), reply, message.text);
+    const byRef = new Map(messages.map((message) => [message.ref, message]));
+    const replies = await this.campaigns.recordInbound(tx, messages);
+    const announced = [];
+    for (const reply of replies) {
+      const message = byRef.get(reply.ref) as (typeof messages)[number];
+      announced.push(repliedEvent(await companyOf(message.companyId), reply, message.text));
     }
+    await this.outbox.append(tx, announced);
+    this.metrics.countReplies(replies.length);
     for (const message of messages) {
       const company = await companyOf(message.companyId);
       if (message.text !== null && isOptOut(message.text, company.effectiveOptOutWords)) {
         await this.optOut(tx, message.event, company, message.phone, message.phones);
       }
     }
-  }
-
-  /** `contact.replied`, with the text only when the company asked for it (it is the customer's). */
-  private async announceReply(
-    tx: Transaction,
-    company: Company,
-    replied: RecordedReply,
-    text: string | null,
-  ): Promise<void> {
-    this.metrics.countReplies();
-    const campaignId = replied.automationRunId === null ? replied.campaignId : null;
-    const repliedAt = new Date(replied.repliedAt).toISOString();
-    await this.outbox.append(tx, [
-      {
-        companyId: company.id,
-        campaignId,
-        eventType: 'contact.replied',
-        payload: {
-          event: 'contact.replied',
-          companyId: company.id,
-          campaignId,
-          automationRunId:
-            replied.automationRunId === null ? null : Number(replied.automationRunId),
-          phoneNumber: replied.phoneNumber,
-          repliedAt,
-          ...(company.includeReplyText ? { text } : {}),
-          timestamp: repliedAt,
-        },
-      },
-    ]);
   }
 
   /**
@@ -163,4 +138,25 @@ export class InboundMessages {
 /** When the event happened: the gateway's time (kept at intake), else its arrival. */
 export function atOf(event: StoredGatewayEvent): Date {
   return eventTime(event.payload, event.receivedAt);
+}
+
+/** `contact.replied`, with the text only when the company asked for it (it is the customer's). */
+function repliedEvent(company: Company, replied: RecordedReply, text: string | null): OutboxEvent {
+  const campaignId = replied.automationRunId === null ? replied.campaignId : null;
+  const repliedAt = new Date(replied.repliedAt).toISOString();
+  return {
+    companyId: company.id,
+    campaignId,
+    eventType: 'contact.replied',
+    payload: {
+      event: 'contact.replied',
+      companyId: company.id,
+      campaignId,
+      automationRunId: replied.automationRunId === null ? null : Number(replied.automationRunId),
+      phoneNumber: replied.phoneNumber,
+      repliedAt,
+      ...(company.includeReplyText ? { text } : {}),
+      timestamp: repliedAt,
+    },
+  };
 }
