@@ -1,6 +1,11 @@
 import { Check, Column, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { Timestamped } from '../../../common/persistence/timestamped';
-import type { ReachOutCause, ReachOutLock, ReachOutScope } from './reach-out-lock';
+import {
+  reachOutLockOf,
+  type ReachOutCause,
+  type ReachOutLock,
+  type ReachOutScope,
+} from './reach-out-lock';
 
 export interface GatewayConfigFields {
   name: string;
@@ -125,16 +130,13 @@ export class GatewayConfig extends Timestamped implements GatewayConfigFields, I
 
   /** The reach-out lock in force; null when there is none (a lifted or ended one is gone). */
   get reachOutLock(): ReachOutLock | null {
-    if (!this.reachOutLockScope || !this.reachOutLockedUntil) {
-      return null;
-    }
-    return {
+    return reachOutLockOf({
       scope: this.reachOutLockScope,
-      cause: this.reachOutLockCause ?? 'REFUSALS',
-      lockedAt: this.reachOutLockedAt ?? this.reachOutLockedUntil,
+      cause: this.reachOutLockCause,
+      lockedAt: this.reachOutLockedAt,
       lockedUntil: this.reachOutLockedUntil,
-      seconds: this.reachOutLockSeconds ?? 0,
-    };
+      seconds: this.reachOutLockSeconds,
+    }).current;
   }
 
   /**

@@ -30,6 +30,36 @@ export interface InstanceRefusals {
   coldRefusedInSample: number;
 }
 
+/** The lock's columns as stored (`gateway_configs.reachout_lock_*`); a null scope is no lock. */
+export interface StoredReachOutLock {
+  scope: ReachOutScope | null;
+  cause: ReachOutCause | null;
+  lockedAt: Date | null;
+  lockedUntil: Date | null;
+  seconds: number | null;
+}
+
+/** The lock in force as stored, or null; `previous`: the last lock's start and length, kept after it. */
+export function reachOutLockOf(stored: StoredReachOutLock): {
+  current: ReachOutLock | null;
+  previous: Pick<ReachOutLock, 'lockedAt' | 'seconds'> | null;
+} {
+  const previous =
+    stored.lockedAt && stored.seconds !== null
+      ? { lockedAt: stored.lockedAt, seconds: stored.seconds }
+      : null;
+  const current =
+    stored.scope && stored.lockedUntil && previous
+      ? {
+          scope: stored.scope,
+          cause: stored.cause ?? 'REFUSALS',
+          lockedUntil: stored.lockedUntil,
+          ...previous,
+        }
+      : null;
+  return { current, previous };
+}
+
 const REPEAT_WITHIN_MS = 7 * 24 * 3_600_000;
 /** A doubled lock never exceeds a month: past that a person should look at the number. */
 const MAX_LOCK_SECONDS = 30 * 24 * 3_600;

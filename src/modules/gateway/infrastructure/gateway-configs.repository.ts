@@ -5,7 +5,11 @@ import { TenantRepository } from '../../../common/tenancy/owned-resource';
 import { queryRows } from '../../../database/query-rows';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { EventsRefusal, GatewayConfig } from '../domain/gateway-config.entity';
-import type { ReachOutLock } from '../domain/reach-out-lock';
+import {
+  reachOutLockOf,
+  type ReachOutLock,
+  type StoredReachOutLock,
+} from '../domain/reach-out-lock';
 import { GATEWAY_CONFIG } from '../domain/gateway-config.errors';
 import { PgNotifications } from '../../../common/work/pg-notifications';
 
@@ -144,31 +148,14 @@ export class GatewayConfigsRepository extends TenantRepository<GatewayConfig> {
     current: ReachOutLock | null;
     previous: Pick<ReachOutLock, 'lockedAt' | 'seconds'> | null;
   } | null> {
-    const rows = await queryRows<ReachOutRow>(
+    const rows = await queryRows<StoredReachOutLock>(
       tx,
       `SELECT reachout_lock_scope AS scope, reachout_lock_cause AS cause, reachout_locked_at AS "lockedAt",
               reachout_locked_until AS "lockedUntil", reachout_lock_seconds AS seconds
          FROM gateway_configs WHERE id = $1 FOR UPDATE`,
       [id],
     );
-    const row = rows[0];
-    if (!row) {
-      return null;
-    }
-    const previous =
-      row.lockedAt && row.seconds !== null
-        ? { lockedAt: row.lockedAt, seconds: row.seconds }
-        : null;
-    const current =
-      row.scope && row.lockedUntil && previous
-        ? {
-            scope: row.scope,
-            cause: row.cause ?? 'REFUSALS',
-            lockedUntil: row.lockedUntil,
-            ...previous,
-          }
-        : null;
-    return { current, previous };
+    return rows[0] ? reachOutLockOf(rows[0]) : null;
   }
 
   async saveReachOutLock(tx: Transaction, id: number, lock: ReachOutLock): Promise<void> {
@@ -219,12 +206,4 @@ export class GatewayConfigsRepository extends TenantRepository<GatewayConfig> {
       throw error;
     }
   }
-}
-
-interface ReachOutRow {
-  scope: ReachOutLock['scope'] | null;
-  cause: ReachOutLock['cause'] | null;
-  lockedAt: Date | null;
-  lockedUntil: Date | null;
-  seconds: number | null;
 }
