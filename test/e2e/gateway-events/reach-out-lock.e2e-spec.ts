@@ -33,6 +33,13 @@ describe('the reach-out lock', () => {
     return (await company.get(`/api/gateway-configs/${id}`).expect(200)).body;
   }
 
+  async function notDelivered(): Promise<number> {
+    return total(samplesOf(await t.app.get(Metrics).scrape()), 'campaign_service_messages_total', {
+      outcome: 'failed',
+      reason: 'not_delivered',
+    });
+  }
+
   async function locks(cause: string): Promise<number> {
     return total(samplesOf(await t.app.get(Metrics).scrape()), LOCKS, { cause });
   }
@@ -56,6 +63,7 @@ describe('the reach-out lock', () => {
   it('turns a refused message FAILED not_delivered and moves the counters, also when the nack beats the send’s answer, and twice', async () => {
     const company = await TestCompany.register(t.http);
     const config = await trackedConfig(company, fake);
+    const refusedBefore = await notDelivered();
     // The gateway answers the send late: its nack arrives before the send is recorded.
     fake.setResponseDelay(1_500);
     const campaign = await startCampaign(company, config.id, { contacts: phones(2, 100) });
@@ -113,6 +121,8 @@ describe('the reach-out lock', () => {
       failedContacts: 1,
     });
     expect((await contactRows(campaign.id)).map((row) => row.status)).toEqual(['FAILED', 'SENT']);
+    // Counted once, when the refusal was applied: not for the nack that waited, nor the repeat.
+    expect(await notDelivered()).toBe(refusedBefore + 1);
   });
 
   it('counts a late delivery receipt of a refused message as arrived after all', async () => {

@@ -39,8 +39,25 @@ const LOCK_CHECK_MS = 1_000;
 const FAULT_BACKOFF_MS = 1_000;
 
 /** What the bisected batch did with the events that failed alone. */
+/**
+ * What a batch's application counts in the metrics, taken after its commit: a batch that fails
+ * is applied again bisected, and what it counted the first time never happened.
+ */
+interface AppliedCounts {
+  refused: number;
+  replies: number;
+  unmappedSenders: number;
+}
+
+interface Applied {
+  /** The events to try again later (receipts whose message is not known yet). */
+  waiting: Set<string>;
+  counts: AppliedCounts;
+}
+
 interface Bisection {
   waiting: Set<string>;
+  counts: AppliedCounts;
   setAside: StoredGatewayEvent[];
   retried: StoredGatewayEvent[];
 }
@@ -107,29 +124,48 @@ export class GatewayEventProcessor extends BackgroundWorker {
    */
   private async applyMessages(): Promise<number> {
     try {
-      return await this.unitOfWork.run(async (tx) => {
+      const { claimed, counts } = await this.unitOfWork.run(async (tx) => {
         const batch = await this.events.claimDue(tx, BATCH);
-        await this.settle(tx, batch, await this.applyEvents(tx, batch));
-        return batch.length;
+        const applied = await this.applyEvents(tx, batch);
+        await this.settle(tx, batch, applied.waiting);
+        return { claimed: batch.length, counts: applied.counts };
       });
+      this.countApplied(counts);
+      return claimed;
     } catch {
-      const { claimed, setAside } = await this.unitOfWork.run((tx) => this.applyBisected(tx));
+      const { claimed, setAside, counts } = await this.unitOfWork.run((tx) =>
+        this.applyBisected(tx),
+      );
       setAside.forEach((event) => this.metrics.countGatewayEventSetAside(event.event));
+      this.countApplied(counts);
       return claimed;
     }
+  }
+
+  private countApplied(counts: AppliedCounts): void {
+    if (counts.refused > 0) {
+      this.metrics.countMessages('failed', 'not_delivered', counts.refused);
+    }
+    this.metrics.countReplies(counts.replies);
+    this.metrics.countUnmappedSenders(counts.unmappedSenders);
   }
 
   /** The batch again, bisected (applyBisecting): the events that fail alone are left out. */
   private async applyBisected(
     tx: Transaction,
-  ): Promise<{ claimed: number; setAside: StoredGatewayEvent[] }> {
+  ): Promise<{ claimed: number; setAside: StoredGatewayEvent[]; counts: AppliedCounts }> {
     const batch = await this.events.claimDue(tx, BATCH);
-    const outcome: Bisection = { waiting: new Set(), setAside: [], retried: [] };
+    const outcome: Bisection = {
+      waiting: new Set(),
+      counts: { refused: 0, replies: 0, unmappedSenders: 0 },
+      setAside: [],
+      retried: [],
+    };
     await this.applyBisecting(tx, batch, outcome);
     const failed = new Set([...outcome.setAside, ...outcome.retried]);
     const applied = batch.filter((event) => !failed.has(event));
     await this.settle(tx, applied, outcome.waiting);
-    return { claimed: batch.length, setAside: outcome.setAside };
+    return { claimed: batch.length, setAside: outcome.setAside, counts: outcome.counts };
   }
 
   /**
@@ -146,8 +182,11 @@ export class GatewayEventProcessor extends BackgroundWorker {
       return;
     }
     try {
-      const waiting = await this.events.inSavepoint(tx, () => this.applyEvents(tx, events));
-      waiting.forEach((id) => outcome.waiting.add(id));
+      const applied = await this.events.inSavepoint(tx, () => this.applyEvents(tx, events));
+      applied.waiting.forEach((id) => outcome.waiting.add(id));
+      outcome.counts.refused += applied.counts.refused;
+      outcome.counts.replies += applied.counts.replies;
+      outcome.counts.unmappedSenders += applied.counts.unmappedSenders;
       return;
     } catch (error) {
       if (events.length === 1) {
@@ -165,14 +204,13 @@ export class GatewayEventProcessor extends BackgroundWorker {
     await this.applyBisecting(tx, events.slice(half), outcome);
   }
 
-  /** Answers the events to try again later (receipts whose message is not known yet). */
-  private async applyEvents(tx: Transaction, events: StoredGatewayEvent[]): Promise<Set<string>> {
-    const waiting = await this.applyReceipts(tx, events);
-    await this.inbound.apply(
+  private async applyEvents(tx: Transaction, events: StoredGatewayEvent[]): Promise<Applied> {
+    const { waiting, refused } = await this.applyReceipts(tx, events);
+    const inbound = await this.inbound.apply(
       tx,
       events.filter((e) => e.event === 'messages.upsert'),
     );
-    return waiting;
+    return { waiting, counts: { refused, ...inbound } };
   }
 
   /** Applied events go; those waiting for their message are tried again a little later. */
@@ -281,8 +319,11 @@ export class GatewayEventProcessor extends BackgroundWorker {
     await this.events.delete(events.filter((event) => event !== setAside).map((event) => event.id));
   }
 
-  /** Applies the batch's receipts; answers the events whose message is not known yet. */
-  private async applyReceipts(tx: Transaction, batch: StoredGatewayEvent[]): Promise<Set<string>> {
+  /** Applies the batch's receipts; answers the events whose message is not known yet, and the refusals. */
+  private async applyReceipts(
+    tx: Transaction,
+    batch: StoredGatewayEvent[],
+  ): Promise<{ waiting: Set<string>; refused: number }> {
     const receipts: Array<{ event: StoredGatewayEvent; receipt: Receipt }> = [];
     for (const event of batch.filter((e) => e.event === 'messages.update')) {
       const found = receiptOf(eventData(event.payload));
@@ -304,18 +345,18 @@ export class GatewayEventProcessor extends BackgroundWorker {
       receipts.map((r) => r.receipt),
     );
     if (refused.length > 0) {
-      this.metrics.countMessages('failed', 'not_delivered', refused.length);
       await this.campaigns.refusalsReceived(
         tx,
         refused,
         async (companyId) => (await this.settings.get(companyId)).effectiveReachOut,
       );
     }
-    return new Set(
+    const waiting = new Set(
       receipts
         .filter((r) => !matched.has(r.receipt.keyId) && r.event.attempts < EARLY_RECEIPT_ATTEMPTS)
         .map((r) => r.event.id),
     );
+    return { waiting, refused: refused.length };
   }
 
   /** close holds the instance's campaigns at once; open releases them; a logout pauses them. */

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Metrics } from '../../../common/metrics/metrics';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import type { Company } from '../../auth/domain/company.entity';
@@ -26,7 +25,6 @@ export class InboundMessages {
     private readonly settings: CompanySettingsService,
     private readonly outbox: OutboxWriter,
     private readonly notices: NoticeQueue,
-    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -36,20 +34,24 @@ export class InboundMessages {
    * is one of the company's opt-out words also opts them out. A sender the event names only by
    * an `@lid` is counted, not guessed.
    */
-  async apply(tx: Transaction, events: StoredGatewayEvent[]): Promise<void> {
+  async apply(
+    tx: Transaction,
+    events: StoredGatewayEvent[],
+  ): Promise<{ replies: number; unmappedSenders: number }> {
     const companies = new Map<number, Company>();
     const companyOf = async (id: number): Promise<Company> => {
       const company = companies.get(id) ?? (await this.settings.get(id));
       companies.set(id, company);
       return company;
     };
+    let unmappedSenders = 0;
     const messages: Array<
       InboundMessage & { event: StoredGatewayEvent; phone: string; text: string | null }
     > = [];
     for (const [ref, event] of events.entries()) {
       const inbound = inboundOf(eventData(event.payload));
       if (inbound?.phone === null) {
-        this.metrics.countUnmappedSenders();
+        unmappedSenders += 1;
       }
       if (!inbound?.phone) {
         continue;
@@ -74,13 +76,13 @@ export class InboundMessages {
       announced.push(repliedEvent(await companyOf(message.companyId), reply, message.text));
     }
     await this.outbox.append(tx, announced);
-    this.metrics.countReplies(replies.length);
     for (const message of messages) {
       const company = await companyOf(message.companyId);
       if (message.text !== null && isOptOut(message.text, company.effectiveOptOutWords)) {
         await this.optOut(tx, message.event, company, message.phone, message.phones);
       }
     }
+    return { replies: replies.length, unmappedSenders };
   }
 
   /**
