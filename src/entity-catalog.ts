@@ -68,6 +68,8 @@ export const TABLES_WITHOUT_ENTITIES: readonly string[] = [
   'gateway_connection_windows',
   // When each person last wrote to each instance (warm contacts): upserts from inbound events.
   'contact_conversations',
+  // The number that last sent to each person of a company (sticky senders): feed upserts.
+  'contact_senders',
   // Each gateway instance's pace, hold and count of the day: the engine's hot one-statement updates.
   'instance_pacing',
 ];

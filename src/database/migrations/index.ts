@@ -22,6 +22,7 @@ import { GatewayEventsInTurn1763950000001 } from './1763950000001-GatewayEventsI
 import { RoomForLeaseUpdates1763960000000 } from './1763960000000-RoomForLeaseUpdates';
 import { PaceInstancesNotCampaigns1763970000000 } from './1763970000000-PaceInstancesNotCampaigns';
 import { HearTheAnswer1763980000000 } from './1763980000000-HearTheAnswer';
+import { SenderPools1763990000000 } from './1763990000000-SenderPools';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   RoomForLeaseUpdates1763960000000,
   PaceInstancesNotCampaigns1763970000000,
   HearTheAnswer1763980000000,
+  SenderPools1763990000000,
 ];

@@ -19,6 +19,8 @@ import { CampaignMediaCheck } from './application/campaign-media.check';
 import { CampaignsService } from './application/campaigns.service';
 import { ContactVariablesProvider } from './application/contact-variables.provider';
 import { DispatchWorker } from './application/dispatch-worker';
+import { SenderPoolsWorker } from './application/sender-pools.worker';
+import { CampaignPools } from './application/campaign-pools';
 import { GatewayMediaPreparer } from './application/gateway-media.preparer';
 import { SendOutcomeRecorder } from './application/send-outcome.recorder';
 import { SendReconciler } from './application/send-reconciler';
@@ -28,6 +30,7 @@ import { CampaignsRepository } from './infrastructure/campaigns.repository';
 import { ReachOutRepository } from './infrastructure/reach-out.repository';
 import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
 import { DispatchClaimRepository } from './infrastructure/dispatch-claim.repository';
+import { SenderPoolsRepository } from './infrastructure/sender-pools.repository';
 import { DispatchOutcomeRepository } from './infrastructure/dispatch-outcome.repository';
 import { DispatchLeaseRepository } from './infrastructure/dispatch-lease.repository';
 import { DispatchMonitoringRepository } from './infrastructure/dispatch-monitoring.repository';
@@ -52,6 +55,8 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignGatewayCheck,
     CampaignsRepository,
     DispatchClaimRepository,
+    SenderPoolsRepository,
+    CampaignPools,
     DispatchOutcomeRepository,
     DispatchLeaseRepository,
     DispatchMonitoringRepository,
@@ -66,6 +71,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     DeliveryReceiptsRepository,
     ReachOutRepository,
     DispatchWorker,
+    SenderPoolsWorker,
     SystemContactsFeed,
     SendReconciler,
     ReconciliationRepository,

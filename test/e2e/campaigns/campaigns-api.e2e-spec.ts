@@ -610,11 +610,12 @@ describe('campaigns API', () => {
     it('pages campaign contacts (plain array, size up to 100) and answers 400 for a missing campaign', async () => {
       const company = await TestCompany.register(t.http);
       const gw = connectedInstance(fake);
-      const id = (
+      const created = (
         await company
           .post('/api/campaigns', campaignBody(fake, gw, { isDraft: true, contacts: phones(150) }))
           .expect(200)
-      ).body.id;
+      ).body;
+      const id = created.id;
       const first = await company.get(`/api/campaigns/${id}/contacts`).expect(200);
       expect(first.body).toHaveLength(100);
       expect(first.headers['x-total-count']).toBe('150');
@@ -626,6 +627,7 @@ describe('campaigns API', () => {
         retryCount: 0,
         sentText: null,
         warm: false,
+        sender: { gatewayConfigId: created.gatewayConfig.id, instance: gw.instance },
       });
       const last = await company.get(`/api/campaigns/${id}/contacts?page=1&size=100`).expect(200);
       expect(last.body).toHaveLength(50);

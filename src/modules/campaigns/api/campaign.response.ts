@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CampaignSenderResponse, toCampaignSenders } from './campaign-senders.response';
 import { formatLocalDateTime } from '../../../common/time/local-date-time';
 import type { Campaign } from '../domain/campaign.entity';
-import { publicContactStatus } from '../domain/campaign-contact-status';
 import { describeDataUri } from '../domain/gateway-media-rules';
 import { isDataUri } from '../domain/media-kind';
 import { SendingWindowDto } from '../../../common/time/sending-window.dto';
@@ -11,7 +11,6 @@ import {
   progressPercentage,
   successRate,
 } from '../domain/campaign-stats';
-import type { CampaignContactRow } from '../domain/campaign-contact-row';
 import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
 
 export class GatewayConfigRef {
@@ -104,7 +103,17 @@ export class CampaignResponse {
   @ApiProperty({ nullable: true, type: String }) notificationPhone!: string | null;
   @ApiProperty({ description: 'Envia primeiro aos contatos quentes' }) warmFirst!: boolean;
   @ApiNullableObject(PollDataResponse) pollData!: PollDataResponse | null;
-  @ApiProperty({ type: GatewayConfigRef }) gatewayConfig!: GatewayConfigRef;
+  @ApiProperty({
+    type: GatewayConfigRef,
+    description: 'A configuração por onde envia; num pool, a primeira (veja senders)',
+  })
+  gatewayConfig!: GatewayConfigRef;
+  @ApiProperty({
+    type: [CampaignSenderResponse],
+    description:
+      'Os números por onde envia: os do pool (gatewayConfigIds), na ordem dada, ou o único número',
+  })
+  senders!: CampaignSenderResponse[];
   @ApiProperty() blockedContactsRemoved!: number;
   @ApiProperty({
     description:
@@ -204,6 +213,7 @@ export function toCampaignResponse(
       url: gatewayConfig.url,
       instance: gatewayConfig.instance,
     },
+    senders: toCampaignSenders(campaign),
     ...receiptsOf(campaign),
     pauseReason: campaign.status === 'PAUSED' ? campaign.pauseReason : null,
     message:
@@ -298,81 +308,6 @@ function receiptsOf(
     replyRate: rateOf(campaign.repliedContacts, campaign.sentContacts),
     optedOutContacts: campaign.optedOutContacts,
   };
-}
-
-export class CampaignContactResponse {
-  @ApiProperty() id!: number;
-  @ApiProperty({ example: '5511987654321' }) phoneNumber!: string;
-  @ApiProperty({ example: 'Maria Souza' }) name!: string;
-  @ApiProperty({ enum: ['PENDING', 'SENT', 'FAILED'] }) status!: string;
-  @ApiPropertyOptional({ description: 'Quando SENT' }) sentAt?: string;
-  @ApiPropertyOptional({ description: 'Quando FAILED' }) failedAt?: string;
-  @ApiPropertyOptional({ description: 'Quando FAILED' }) failureReason?: string;
-  @ApiProperty({ description: 'Tentativas de envio' }) retryCount!: number;
-  @ApiPropertyOptional({ description: 'Quando o WhatsApp informou a entrega (com trackDelivery)' })
-  deliveredAt?: string;
-  @ApiPropertyOptional({ description: 'Quando foi lida' }) readAt?: string;
-  @ApiPropertyOptional({ description: 'Quando o áudio ou vídeo foi reproduzido' })
-  playedAt?: string;
-  @ApiPropertyOptional({ description: 'Erro que o WhatsApp informou depois de aceitar a mensagem' })
-  deliveryError?: string;
-  @ApiPropertyOptional({
-    description:
-      'Quando FAILED: por quê (refused_number, rejected, retries_exhausted, blocked, blank_message, not_delivered: o WhatsApp recusou depois de aceitar, unknown_outcome, unrecorded)',
-  })
-  failureKind?: string;
-  @ApiPropertyOptional({
-    description:
-      'Quando a pessoa respondeu: escreveu ao número dentro da janela de resposta depois desta mensagem',
-  })
-  repliedAt?: string;
-  @ApiProperty({
-    description:
-      'Contato quente: a pessoa escreveu ao número da campanha dentro da janela (settings reachOut.warmDays) quando foi incluída ou depois; o bloqueio de contato (erro 463) ainda deixa enviar a ela',
-  })
-  warm!: boolean;
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    example: 'Oi Maria, tudo bem?',
-    description:
-      'O texto enviado a este contato, com as variantes sorteadas e as variáveis preenchidas (a mensagem, a legenda ou a pergunta da enquete; depois de um áudio, o texto que o segue). null antes do envio, e quando o envio foi confirmado só pela reconciliação com o gateway',
-  })
-  sentText!: string | null;
-}
-
-/** SENDING and UNCERTAIN are internal: the contract's contact states are three. */
-export function toCampaignContactResponse(
-  row: CampaignContactRow,
-  timezone: string,
-): CampaignContactResponse {
-  const response: CampaignContactResponse = {
-    id: Number(row.id),
-    phoneNumber: row.phoneNumber,
-    name: row.name,
-    status: publicContactStatus(row.status),
-    retryCount: row.retryCount,
-    sentText: row.sentText,
-    warm: row.warm,
-  };
-  if (row.status === 'SENT' && row.sentAt) {
-    response.sentAt = formatLocalDateTime(row.sentAt, timezone) as string;
-  }
-  for (const field of ['deliveredAt', 'readAt', 'playedAt', 'repliedAt'] as const) {
-    const at = row[field];
-    if (at) {
-      response[field] = formatLocalDateTime(at, timezone) as string;
-    }
-  }
-  if (row.deliveryError) {
-    response.deliveryError = row.deliveryError;
-  }
-  if (row.status === 'FAILED') {
-    response.failedAt = formatLocalDateTime(row.failedAt, timezone) as string;
-    response.failureReason = row.failureReason ?? '';
-    response.failureKind = row.failureKind ?? 'unrecorded';
-  }
-  return response;
 }
 
 /** A share of the sent messages, in percent with one decimal; 0 before anything was sent. */

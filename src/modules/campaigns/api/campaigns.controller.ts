@@ -12,14 +12,9 @@ import { CampaignsService } from '../application/campaigns.service';
 import type { Campaign } from '../domain/campaign.entity';
 import { blankTemplateWarnings } from '../domain/gateway-media-rules';
 import { CampaignContactsQueryDto, CampaignListQueryDto } from './campaign-queries.dto';
-import {
-  CampaignContactResponse,
-  CampaignResponse,
-  CampaignRetryResponse,
-  toCampaignContactResponse,
-  toCampaignResponse,
-} from './campaign.response';
+import { CampaignResponse, CampaignRetryResponse, toCampaignResponse } from './campaign.response';
 import { CreateCampaignDto } from './create-campaign.dto';
+import { CampaignContactResponse, toCampaignContactResponse } from './campaign-contact.response';
 
 @ApiTags('Campanhas')
 @CompanyAuthenticated()

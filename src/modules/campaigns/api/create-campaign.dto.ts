@@ -23,6 +23,7 @@ import {
 } from 'class-validator';
 
 import { SendingWindowDto } from '../../../common/time/sending-window.dto';
+import { MAX_POOL_SENDERS } from '../domain/sender-pool';
 
 export const MAX_INTERVAL_SECONDS = 3600;
 /** A long pause lasts at most a day; a campaign that should wait longer is paused by a person. */
@@ -186,6 +187,23 @@ export class CreateCampaignDto {
   @Min(1, { message: 'deve ser um identificador válido' })
   @Max(2_147_483_647, { message: 'deve ser um identificador válido' })
   gatewayConfigId?: number;
+
+  @ApiPropertyOptional({
+    example: [3, 7, 9],
+    type: [Number],
+    description: `Um pool de 1 a ${MAX_POOL_SENDERS} configurações de gateway salvas da empresa (alternativa a gatewayConfigId e aos três campos): cada contato recebe um número e o mantém; todos enviam ao mesmo tempo, cada um no seu ritmo`,
+  })
+  @IsOptional()
+  @IsArray({ message: 'deve ser uma lista de identificadores de configuração' })
+  @ArrayMinSize(1, { message: 'informe ao menos 1 configuração' })
+  @ArrayMaxSize(MAX_POOL_SENDERS, {
+    message: `pode ter no máximo ${MAX_POOL_SENDERS} configurações`,
+  })
+  @ArrayUnique({ message: 'não pode repetir uma configuração' })
+  @IsInt({ each: true, message: 'cada item deve ser um número inteiro' })
+  @Min(1, { each: true, message: 'cada item deve ser um identificador válido' })
+  @Max(2_147_483_647, { each: true, message: 'cada item deve ser um identificador válido' })
+  gatewayConfigIds?: number[];
 
   @ApiProperty({ type: [CampaignContactDto] })
   @IsContactList()

@@ -26,6 +26,8 @@ import {
   DispatchOutcomeRepository,
   EngineStop,
 } from '../infrastructure/dispatch-outcome.repository';
+import { SenderPoolsRepository } from '../infrastructure/sender-pools.repository';
+import { isPool, isPoolSender } from '../domain/sender-pool';
 import { CampaignLifecycle } from './campaign-lifecycle';
 
 /** What differs between the engine failing a campaign and pausing it; the rest is one path. */
@@ -71,6 +73,7 @@ export class CampaignEngineTransitions {
     private readonly clock: Clock,
     private readonly liveness: WorkerLiveness,
     private readonly unitOfWork: UnitOfWork,
+    private readonly pools: SenderPoolsRepository,
   ) {}
 
   /**
@@ -104,9 +107,16 @@ export class CampaignEngineTransitions {
    * completed event and notice; answers whether it did.
    */
   async complete(tx: Transaction, campaign: DispatchCampaign): Promise<boolean> {
-    const counters = await this.outcomes.complete(tx, campaign.id);
+    const counters = isPool(campaign)
+      ? await this.pools.complete(tx, campaign.id)
+      : await this.outcomes.complete(tx, campaign.id);
     if (!counters) {
       return false;
+    }
+    if (isPoolSender(campaign)) {
+      // The pool completes, with its events and notice, once every sender has (SenderPools).
+      await this.pools.announce(tx);
+      return true;
     }
     const now = this.clock.now();
     const step = progressStepOf(counters);
@@ -162,7 +172,8 @@ export class CampaignEngineTransitions {
 
   /** A notice to the campaign's notification phone, when it has one. */
   async notify(tx: Transaction, campaign: DispatchCampaign, notice: CampaignNotice): Promise<void> {
-    if (!campaign.notificationPhone) {
+    // A pool's sender is not a campaign of its own to anyone: the pool gives the notices.
+    if (!campaign.notificationPhone || isPoolSender(campaign)) {
       return;
     }
     await this.notices.enqueue(tx, {
@@ -181,9 +192,17 @@ export class CampaignEngineTransitions {
     reason: string,
     notify: boolean,
   ): Promise<void> {
-    const counters = await this.outcomes.stop(tx, campaign.id, how, reason);
+    // A pool's sender only pauses, silently: the pool decides what follows (SenderPools).
+    const counters = isPool(campaign)
+      ? await this.pools.stop(tx, campaign.id, how, reason)
+      : await this.outcomes.stop(tx, campaign.id, isPoolSender(campaign) ? 'pause' : how, reason);
     if (!counters) {
       await this.leases.release(tx, campaign.id, this.liveness.workerId);
+      return;
+    }
+    if (isPoolSender(campaign)) {
+      this.logger.warn({ campaignId: campaign.id, poolId: campaign.poolId, reason }, stopLog(how));
+      await this.pools.announce(tx);
       return;
     }
     const stop = STOPS[how];
@@ -199,14 +218,21 @@ export class CampaignEngineTransitions {
     }
   }
 
-  /** Webhook events are about the company's campaigns; automation runs have their own records. */
+  /**
+   * Webhook events are about the company's campaigns: automation runs have their own records,
+   * and a pool's events are the pool's, written from all its senders' counts (SenderPools).
+   */
   private async appendEvents(
     tx: Transaction,
     campaign: DispatchCampaign,
     events: CampaignEvent[],
   ): Promise<void> {
-    if (campaign.automationRunId === null) {
+    if (campaign.automationRunId === null && !isPoolSender(campaign)) {
       await this.outbox.append(tx, events);
     }
   }
+}
+
+function stopLog(how: EngineStop): string {
+  return `${STOPS[how].log} (a sender of a pool: paused, the pool decides)`;
 }

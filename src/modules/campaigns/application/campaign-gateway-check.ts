@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
 import {
   GatewayConfigsService,
@@ -80,6 +81,51 @@ export class CampaignGatewayCheck {
       ? await this.gatewayConfigs.update(companyId, existing.id, { apiKey: input.apiKey })
       : await this.gatewayConfigs.create(companyId, input);
     return this.gatewayConfigs.resolveTarget(companyId, saved.id);
+  }
+
+  /**
+   * A pool's senders, in the order given, each checked as a single configuration is (owned:
+   * 403 for another company's; connected unless this is a draft), all at once. An id that
+   * names no configuration is a 400 naming its place in the list.
+   */
+  async resolvePool(
+    companyId: number,
+    configIds: readonly number[],
+    isDraft: boolean,
+  ): Promise<Array<{ config: GatewayConfigSummary; target: GatewayTarget }>> {
+    const resolved = await Promise.all(
+      configIds.map((id, index) =>
+        this.gatewayConfigs.resolveTarget(companyId, id).catch((error: unknown) => {
+          if (error instanceof ResourceNotFoundError) {
+            throw new ValidationFailedError([
+              [`gatewayConfigIds[${index}]`, 'configuração de gateway não encontrada'],
+            ]);
+          }
+          throw error;
+        }),
+      ),
+    );
+    if (!isDraft) {
+      await Promise.all(
+        resolved.map(({ config, target }) => this.assertPoolSenderConnected(config, target)),
+      );
+    }
+    return resolved;
+  }
+
+  /** A pool's sender checked as a single configuration is, its refusal naming the number. */
+  private async assertPoolSenderConnected(
+    config: GatewayConfigSummary,
+    target: GatewayTarget,
+  ): Promise<void> {
+    try {
+      await this.assertInstanceConnected(target);
+    } catch (error) {
+      if (error instanceof GatewayCheckFailedError) {
+        throw new GatewayCheckFailedError(`${config.instance}: ${error.message}`.slice(0, 300));
+      }
+      throw error;
+    }
   }
 
   /**

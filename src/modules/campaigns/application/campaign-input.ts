@@ -24,6 +24,8 @@ export interface CampaignInput {
   intervalMaxSeconds?: number;
   notificationPhone?: string;
   gatewayConfigId?: number;
+  /** A pool of senders (domain/sender-pool.ts), instead of one. */
+  gatewayConfigIds?: number[];
   gatewayUrl?: string;
   gatewayApiKey?: string;
   gatewayInstance?: string;
@@ -153,6 +155,15 @@ function checkMedia(input: CampaignInput, errors: FieldErrors): CampaignMediaTyp
 }
 
 function checkGateway(input: CampaignInput, errors: FieldErrors): void {
+  if (input.gatewayConfigIds !== undefined) {
+    const others = (
+      ['gatewayConfigId', 'gatewayUrl', 'gatewayApiKey', 'gatewayInstance'] as const
+    ).filter((field) => input[field] !== undefined);
+    if (others.length > 0) {
+      errors.push(['gatewayConfigIds', `não pode ser usado junto com ${others.join(', ')}`]);
+    }
+    return;
+  }
   if (input.gatewayConfigId !== undefined) {
     return;
   }

@@ -27,6 +27,9 @@ import {
   prepareContacts,
 } from './campaign-input';
 import { CampaignMediaCheck } from './campaign-media.check';
+import { CampaignPools } from './campaign-pools';
+import { isPool } from '../domain/sender-pool';
+import type { CampaignAction } from '../domain/campaign-status';
 import { ContactVariablesProvider } from './contact-variables.provider';
 import { DispatchWorker } from './dispatch-worker';
 import { pollDefinitionOf } from '../../../common/messaging/poll';
@@ -54,6 +57,7 @@ export class CampaignsService {
     private readonly worker: DispatchWorker,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly pools: CampaignPools,
   ) {}
 
   async create(session: CompanySession, command: CreateCampaignCommand): Promise<Campaign> {
@@ -94,33 +98,54 @@ export class CampaignsService {
     if (command.databaseConfigId !== undefined) {
       await this.variables.assertUsable(session.companyId, command.databaseConfigId);
     }
-    const resolved = await this.gatewayCheck.resolve(session.companyId, command);
+    const senders = await this.sendersFor(session.companyId, command);
     const campaign = Campaign.create(
-      newCampaignOf(session.companyId, command, checked, mediaUrl, resolved.config),
+      newCampaignOf(session.companyId, command, checked, mediaUrl, senders[0]),
       now,
     );
     await this.unitOfWork.run((tx) =>
-      this.persistNew(tx, campaign, contacts, company.blockedContactsEnabled, now),
+      this.persistNew(tx, campaign, command.gatewayConfigIds ? senders : null, contacts, {
+        applyBlockList: company.blockedContactsEnabled,
+        now,
+      }),
     );
     if (campaign.status === 'ACTIVE') {
       this.worker.wake();
     }
-    return campaign;
+    return this.pools.withSenders(campaign);
+  }
+
+  /** The configurations it sends through: a pool's, in order, or the one of a single sender. */
+  private async sendersFor(
+    companyId: number,
+    command: CreateCampaignCommand,
+  ): Promise<GatewayConfigSummary[]> {
+    if (command.gatewayConfigIds) {
+      const pool = await this.gatewayCheck.resolvePool(
+        companyId,
+        command.gatewayConfigIds,
+        command.isDraft ?? false,
+      );
+      return pool.map((sender) => sender.config);
+    }
+    return [(await this.gatewayCheck.resolve(companyId, command)).config];
   }
 
   async list(
     session: CompanySession,
     filter: { status?: CampaignStatus; page: number; size: number },
   ): Promise<{ items: Campaign[]; total: number }> {
-    return this.campaigns.list(session.companyId, filter);
+    const page = await this.campaigns.list(session.companyId, filter);
+    await this.pools.withSenders(page.items);
+    return page;
   }
 
   async active(session: CompanySession): Promise<Campaign[]> {
-    return this.campaigns.listActive(session.companyId);
+    return this.pools.withSenders(await this.campaigns.listActive(session.companyId));
   }
 
   async get(session: CompanySession, id: number): Promise<Campaign> {
-    return this.campaigns.findOwnedOrFail(session.companyId, id);
+    return this.pools.withSenders(await this.campaigns.findOwnedOrFail(session.companyId, id));
   }
 
   /** The contract answers a missing campaign with 400 on this endpoint (and 403 for another company's). */
@@ -142,17 +167,19 @@ export class CampaignsService {
   }
 
   pause(session: CompanySession, id: number): Promise<Campaign> {
-    return this.transition(session, id, (campaign, now) => campaign.pause(now));
+    return this.transition(session, id, 'pause', (campaign, now) => campaign.pause(now));
   }
 
   async resume(session: CompanySession, id: number): Promise<Campaign> {
-    const view = await this.transition(session, id, (campaign, now) => campaign.resume(now));
+    const view = await this.transition(session, id, 'resume', (campaign, now) =>
+      campaign.resume(now),
+    );
     this.worker.wake();
     return view;
   }
 
   cancel(session: CompanySession, id: number): Promise<Campaign> {
-    return this.transition(session, id, (campaign, now) => campaign.cancel(now));
+    return this.transition(session, id, 'cancel', (campaign, now) => campaign.cancel(now));
   }
 
   /**
@@ -171,7 +198,9 @@ export class CampaignsService {
     const result = await this.unitOfWork.run(async (tx) => {
       const locked = await this.campaigns.lockForUpdate(tx, id);
       locked.retry(this.clock.now());
-      const moved = await this.campaigns.retryFailed(tx, id, RETRYABLE_FAILURE_KINDS);
+      const moved = isPool(locked)
+        ? await this.pools.retryFailed(tx, locked, RETRYABLE_FAILURE_KINDS)
+        : await this.campaigns.retryFailed(tx, id, RETRYABLE_FAILURE_KINDS);
       if (moved.retried === 0 && moved.unsent === 0) {
         throw new CampaignNothingToRetryError(); // rolls the statement back
       }
@@ -184,6 +213,7 @@ export class CampaignsService {
       return { campaign: locked, retried: moved.retried };
     });
     this.worker.wake();
+    await this.pools.withSenders(result.campaign);
     return result;
   }
 
@@ -191,6 +221,7 @@ export class CampaignsService {
   private async transition(
     session: CompanySession,
     id: number,
+    action: CampaignAction,
     change: (campaign: Campaign, now: Date) => void,
   ): Promise<Campaign> {
     await this.campaigns.findOwnedOrFail(session.companyId, id);
@@ -198,20 +229,39 @@ export class CampaignsService {
       const locked = await this.campaigns.lockForUpdate(tx, id);
       change(locked, this.clock.now());
       await this.campaigns.saveTransition(tx, locked);
+      await this.pools.follow(tx, locked, action);
       if (locked.status === 'ACTIVE') {
         await this.campaigns.announce(tx);
       }
       return locked;
     });
-    return campaign;
+    return this.pools.withSenders(campaign);
   }
 
+  /** The campaign and its contacts; `pool`: the senders of a pool, null for one number. */
   private async persistNew(
+    tx: Transaction,
+    campaign: Campaign,
+    pool: GatewayConfigSummary[] | null,
+    contacts: { phones: string[]; names: string[] },
+    { applyBlockList, now }: { applyBlockList: boolean; now: Date },
+  ): Promise<void> {
+    if (pool) {
+      await this.pools.persistNew(tx, campaign, pool, contacts, applyBlockList);
+    } else {
+      await this.persistContacts(tx, campaign, contacts, applyBlockList);
+    }
+    if (campaign.status === 'ACTIVE') {
+      await this.outbox.append(tx, [startedEvent(campaign, campaign, now)]);
+      await this.campaigns.announce(tx);
+    }
+  }
+
+  private async persistContacts(
     tx: Transaction,
     campaign: Campaign,
     contacts: { phones: string[]; names: string[] },
     applyBlockList: boolean,
-    now: Date,
   ): Promise<void> {
     await this.campaigns.save(tx, campaign);
     const inserted = await this.campaigns.insertContacts(tx, campaign, contacts, applyBlockList);
@@ -226,10 +276,6 @@ export class CampaignsService {
       inserted,
       campaign.blockedContactsRemoved,
     );
-    if (campaign.status === 'ACTIVE') {
-      await this.outbox.append(tx, [startedEvent(campaign, campaign, now)]);
-      await this.campaigns.announce(tx);
-    }
   }
 
   private async assertCreationAllowed(

@@ -8,6 +8,7 @@ import { AppConfig } from '../../../config/app-config.service';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import { InstancePacing } from '../../gateway/application/ports/instance-pacing';
 import { startedEvent } from '../domain/campaign-events';
+import { isPoolSender } from '../domain/sender-pool';
 import { DISPATCH_CHANNEL } from './ports/dispatch-channel';
 import { UnitOfWork } from '../../../common/persistence/transaction';
 import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
@@ -157,7 +158,9 @@ export class DispatchWorker extends BackgroundWorker {
       const now = this.clock.now();
       await this.outbox.append(
         tx,
-        campaigns.map((c) => startedEvent({ ...c, startedAt: now }, c, now)),
+        campaigns
+          .filter((c) => !isPoolSender(c))
+          .map((c) => startedEvent({ ...c, startedAt: now }, c, now)),
       );
       return campaigns.length;
     });

@@ -18,4 +18,7 @@ export interface CampaignContactRow {
   repliedAt: Date | null;
   warm: boolean;
   failureKind: string | null;
+  /** The number it is sent through (its sender's, in a pool). */
+  senderGatewayConfigId: number;
+  senderInstance: string;
 }

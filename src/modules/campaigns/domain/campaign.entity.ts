@@ -22,6 +22,7 @@ import type { SendingWindow } from '../../../common/time/sending-window';
 import { SqlOwnedColumn } from '../../../common/persistence/sql-owned-column';
 import type { PollDefinition } from '../../../common/messaging/poll';
 import { Timestamped } from '../../../common/persistence/timestamped';
+import type { PoolSender } from './sender-pool';
 
 export type CampaignMediaType = 'image' | 'video' | 'audio' | 'document';
 
@@ -75,6 +76,27 @@ export type WaitingReason =
 export const RETRY_WINDOW_DAYS = 7;
 const RETRY_WINDOW_MS = RETRY_WINDOW_DAYS * 24 * 60 * 60 * 1000;
 
+/** A new campaign's counters and the engine's watch over it. */
+const NOTHING_COUNTED_YET = {
+  internalErrorStreak: 0,
+  sendFailureStreak: 0,
+  watchedSends: 0,
+  watchedRefusals: 0,
+  unknownOutcomeContacts: 0,
+  deliveredContacts: 0,
+  repliedContacts: 0,
+  readContacts: 0,
+  optedOutContacts: 0,
+  totalContacts: 0,
+  sentContacts: 0,
+  failedContacts: 0,
+  blockedContactsRemoved: 0,
+  progressStep: 0,
+};
+
+/** A campaign on one number (CampaignPools makes the pools). */
+const NOT_IN_A_POOL = { poolId: null, senderLostAt: null, senderLostReason: null };
+
 @Entity({ name: 'campaigns' })
 @Index('campaigns_gateway_config_idx', ['gatewayConfigId'])
 // Descending and partial indexes TypeORM cannot describe: the migrations define them.
@@ -83,6 +105,8 @@ const RETRY_WINDOW_MS = RETRY_WINDOW_DAYS * 24 * 60 * 60 * 1000;
 @Index('campaigns_instance_due_idx', { synchronize: false })
 @Index('campaigns_scheduled_idx', { synchronize: false })
 @Index('campaigns_automation_run_idx', { synchronize: false })
+@Index('campaigns_pool_idx', { synchronize: false })
+@Index('campaigns_active_pools_idx', { synchronize: false })
 @Check(
   'campaigns_status_check',
   "status IN ('DRAFT','SCHEDULED','ACTIVE','PAUSED','COMPLETED','CANCELLED','FAILED')",
@@ -199,6 +223,20 @@ export class Campaign extends Timestamped {
     select: false,
   })
   lastTurnAt!: Date | null;
+  /**
+   * A pool of senders (domain/sender-pool.ts): the pool's own row has its own id here, each of
+   * its senders the pool's id; null for a campaign on one number.
+   */
+  @Column({ name: 'pool_id', type: 'integer', nullable: true })
+  @ForeignKey('campaigns', { name: 'campaigns_pool_id_fkey', onDelete: 'CASCADE' })
+  poolId!: number | null;
+  /** A sender of a pool that could not go on, and why (its PENDING contacts went to the others). */
+  @Column({ name: 'sender_lost_at', type: 'timestamptz', nullable: true })
+  senderLostAt!: Date | null;
+  @Column({ name: 'sender_lost_reason', type: 'varchar', length: 300, nullable: true })
+  senderLostReason!: string | null;
+  /** A pool's senders, when read with it (CampaignPools.withSenders); never stored. */
+  senders?: PoolSender[];
   /** Set when the campaign carries one run of an automation; such campaigns stay out of the campaign API. */
   @Column({ name: 'automation_run_id', type: 'bigint', nullable: true }) automationRunId!:
     string | null;
@@ -238,22 +276,10 @@ export class Campaign extends Timestamped {
       completedAt: null,
       failureReason: null,
       pauseReason: null,
-      internalErrorStreak: 0,
-      sendFailureStreak: 0,
-      watchedSends: 0,
-      watchedRefusals: 0,
-      unknownOutcomeContacts: 0,
-      deliveredContacts: 0,
-      repliedContacts: 0,
-      readContacts: 0,
-      optedOutContacts: 0,
-      totalContacts: 0,
-      sentContacts: 0,
-      failedContacts: 0,
-      blockedContactsRemoved: 0,
-      progressStep: 0,
+      ...NOTHING_COUNTED_YET,
       nextSendAt: null,
       automationRunId: null,
+      ...NOT_IN_A_POOL,
       createdAt: now,
       updatedAt: now,
     });

@@ -29,6 +29,8 @@ export interface DispatchCampaign extends CampaignContent {
   disconnectedSince: Date | null;
   lockedBy: string | null;
   automationRunId: string | null;
+  /** Its pool (domain/sender-pool.ts) when it is one sender of a pool; null for a campaign of its own. */
+  poolId: number | null;
   /** Every `longPauseEvery` messages sent, a pause in [longPauseMin, longPauseMax] seconds. */
   longPauseEvery: number | null;
   longPauseMin: number | null;

@@ -5,15 +5,29 @@ import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
 import { DEFAULT_REACH_OUT } from '../../../common/messaging/reach-out';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { IsNull, Raw, Repository } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { managerOf } from '../../../database/transactions';
 import { ResourceNotFoundError, TenantRepository } from '../../../common/tenancy/owned-resource';
 import { Campaign } from '../domain/campaign.entity';
+import { isPoolSender } from '../domain/sender-pool';
 import type { CampaignStatus } from '../domain/campaign-status';
 import type { CampaignContactRow } from '../domain/campaign-contact-row';
 import { execute, onReadPool, queryRows } from '../../../database/query-rows';
 import { IllegalTransitionError } from '../../../common/state/transition-table';
+
+/** The rows that send campaign `id` (an SQL parameter): its own, or its senders' for a pool. */
+const SENDING_ROWS_OF = (id: string): string =>
+  `SELECT k.id FROM campaigns k WHERE k.id = ${id} AND k.pool_id IS NULL
+   UNION ALL SELECT k.id FROM campaigns k WHERE k.pool_id = ${id} AND k.id <> ${id}`;
+
+/**
+ * A campaign of its own or a pool's own row, never one of a pool's senders (domain/sender-pool.ts):
+ * its pool id compared with its own id, whose property path Raw's own (Campaign.poolId) names.
+ */
+const NOT_A_SENDER = Raw(
+  (poolId) => `(${poolId} IS NULL OR ${poolId} = ${poolId.replace(/poolId$/, 'id')})`,
+);
 
 export const CAMPAIGN_KIND = { code: 'CAMPAIGN', notFoundMessage: 'Campanha não encontrada' };
 
@@ -46,8 +60,8 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     filter: { status?: CampaignStatus; page: number; size: number },
   ): Promise<{ items: Campaign[]; total: number }> {
     const where = filter.status
-      ? { companyId, status: filter.status, automationRunId: IsNull() }
-      : { companyId, automationRunId: IsNull() };
+      ? { companyId, status: filter.status, automationRunId: IsNull(), poolId: NOT_A_SENDER }
+      : { companyId, automationRunId: IsNull(), poolId: NOT_A_SENDER };
     const [items, total] = await this.repository.findAndCount({
       where,
       order: { createdAt: 'DESC', id: 'DESC' },
@@ -59,15 +73,18 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
 
   listActive(companyId: number): Promise<Campaign[]> {
     return this.repository.find({
-      where: { companyId, status: 'ACTIVE', automationRunId: IsNull() },
+      where: { companyId, status: 'ACTIVE', automationRunId: IsNull(), poolId: NOT_A_SENDER },
       order: { createdAt: 'DESC', id: 'DESC' },
     });
   }
 
-  /** Campaigns that carry automation runs belong to the automations API: here they do not exist. */
+  /**
+   * Campaigns that carry automation runs belong to the automations API, and a pool's senders
+   * are the pool's: here they do not exist.
+   */
   override async findOwnedOrFail(companyId: number, id: number | string): Promise<Campaign> {
     const campaign = await super.findOwnedOrFail(companyId, id);
-    if (campaign.automationRunId !== null) {
+    if (campaign.automationRunId !== null || isPoolSender(campaign)) {
       throw new ResourceNotFoundError(CAMPAIGN_KIND);
     }
     return campaign;
@@ -81,7 +98,8 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     const rows: Array<{ count: number; oldest: Date | null }> = await this.repository.query(
       `SELECT count(*)::int AS count, min(created_at) AS oldest
          FROM campaigns WHERE company_id = $1 AND created_at > $2 AND NOT is_test
-          AND automation_run_id IS NULL`,
+          AND automation_run_id IS NULL
+          AND (pool_id IS NULL OR pool_id = id)`,
       [companyId, since],
     );
     return rows[0];
@@ -222,7 +240,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
          SELECT i.* FROM input i ${notBlocked}
        ), inserted AS (
          INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
-         SELECT $1, $2, phone, name, ${warmSql('phone', '$1', '$2')} FROM kept ORDER BY ord
+         SELECT $1, $2, phone, name, ${warmSql('phone', configOfCampaign('$1'), '$2')} FROM kept ORDER BY ord
          RETURNING 1
        )
        SELECT count(*)::int AS inserted FROM inserted`,
@@ -253,13 +271,15 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     const [items, totals] = await onReadPool(this.repository.manager.connection, (reader) =>
       Promise.all([
         reader.query<CampaignContactRow[]>(
-          `SELECT id, phone_number AS "phoneNumber", name, status, sent_at AS "sentAt", failed_at AS "failedAt",
-                failure_reason AS "failureReason", retry_count AS "retryCount",
-                delivered_at AS "deliveredAt", read_at AS "readAt", played_at AS "playedAt",
-                delivery_error AS "deliveryError", sent_text AS "sentText", replied_at AS "repliedAt",
-                warm, failure_kind AS "failureKind"
-           FROM campaign_contacts WHERE campaign_id = $1 AND company_id = $4
-          ORDER BY id LIMIT $2 OFFSET $3`,
+          `SELECT c.id, c.phone_number AS "phoneNumber", c.name, c.status, c.sent_at AS "sentAt",
+                c.failed_at AS "failedAt", c.failure_reason AS "failureReason", c.retry_count AS "retryCount",
+                c.delivered_at AS "deliveredAt", c.read_at AS "readAt", c.played_at AS "playedAt",
+                c.delivery_error AS "deliveryError", c.sent_text AS "sentText", c.replied_at AS "repliedAt",
+                c.warm, c.failure_kind AS "failureKind",
+                s.gateway_config_id AS "senderGatewayConfigId", s.gateway_instance AS "senderInstance"
+           FROM campaign_contacts c JOIN campaigns s ON s.id = c.campaign_id
+          WHERE c.campaign_id = ANY (ARRAY(${SENDING_ROWS_OF('$1')})) AND c.company_id = $4
+          ORDER BY c.id LIMIT $2 OFFSET $3`,
           [campaignId, size, page * size, companyId],
         ),
         reader.query<Array<{ total: number }>>(
@@ -309,19 +329,25 @@ export function campaignContactsInsertSql(
 ): string {
   return `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
       SELECT ${campaignIdParam}, ${companyIdParam}, phone, left(name, 100),
-             ${warmSql('phone', campaignIdParam, companyIdParam)}
+             ${warmSql('phone', configOfCampaign(campaignIdParam), companyIdParam)}
         FROM ${source} ORDER BY id
       RETURNING 1`;
 }
 
+/** The gateway configuration campaign `campaignIdParam` sends through, as an SQL expression. */
+function configOfCampaign(campaignIdParam: string): string {
+  return `(SELECT gateway_config_id FROM campaigns WHERE id = ${campaignIdParam})`;
+}
+
 /**
- * Whether the person at `phone` wrote to the campaign's instance within the company's warm
- * window (settings reachOut.warmDays): contact_conversations' key, one probe per contact.
+ * Whether the person at `phone` wrote to the instance `configId` (an SQL expression) within
+ * the company's warm window (settings reachOut.warmDays): contact_conversations' key, one
+ * probe per contact.
  */
-function warmSql(phone: string, campaignIdParam: string, companyIdParam: string): string {
+export function warmSql(phone: string, configId: string, companyIdParam: string): string {
   return `EXISTS (
     SELECT 1 FROM contact_conversations v
-     WHERE v.gateway_config_id = (SELECT gateway_config_id FROM campaigns WHERE id = ${campaignIdParam})
+     WHERE v.gateway_config_id = ${configId}
        AND v.phone_key = phone_match_key(${phone})
        AND v.last_inbound_at > now() - make_interval(days => coalesce(
              (SELECT (reach_out->>'warmDays')::int FROM companies WHERE id = ${companyIdParam}),

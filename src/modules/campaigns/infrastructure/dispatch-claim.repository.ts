@@ -43,14 +43,14 @@ const DUE_INSTANCES = `
 /**
  * Of each due instance, the claimable campaign whose turn was longest ago (round robin): due,
  * past its own pause after the instance's last message, nobody holds it, and not one this
- * worker still has in flight ($4).
+ * worker still has in flight ($4). A pool's own row never sends (its senders do).
  */
 const CANDIDATES = `
   SELECT DISTINCT ON (i.gateway_config_id) d.id, i.due_at FROM due_instances i
     JOIN campaigns d ON d.gateway_config_id = i.gateway_config_id
    WHERE d.status = 'ACTIVE' AND d.next_send_at <= now()
      AND (d.locked_until IS NULL OR d.locked_until < now())
-     AND NOT (d.id = ANY($4::int[]))
+     AND NOT (d.id = ANY($4::int[])) AND d.pool_id IS DISTINCT FROM d.id
      AND ${campaignPauseEndsSql('d', 'i')} <= now()
    ORDER BY i.gateway_config_id, d.last_turn_at NULLS FIRST, d.id`;
 

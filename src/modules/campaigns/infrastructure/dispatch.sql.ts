@@ -20,7 +20,7 @@ export const CAMPAIGN_COLUMNS = `
   min_interval AS "minInterval", max_interval AS "maxInterval", notification_phone AS "notificationPhone",
   name, total_contacts AS "totalContacts", sent_contacts AS "sentContacts", failed_contacts AS "failedContacts",
   progress_step AS "progressStep", started_at AS "startedAt", disconnected_since AS "disconnectedSince",
-  locked_by AS "lockedBy", automation_run_id AS "automationRunId",
+  locked_by AS "lockedBy", automation_run_id AS "automationRunId", pool_id AS "poolId",
   long_pause_every AS "longPauseEvery", long_pause_min AS "longPauseMin", long_pause_max AS "longPauseMax",
   watched_sends AS "watchedSends",
   (SELECT auto_pause FROM companies WHERE companies.id = campaigns.company_id) AS "autoPause",

@@ -1,0 +1,290 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
+import { execute, onReadPool, queryRows } from '../../../database/query-rows';
+import { CAMPAIGN_LIFECYCLE, type CampaignAction } from '../domain/campaign-status';
+import type { CampaignCounters } from '../domain/dispatch-records';
+import { SENDER_ENDED_STATUSES, type PoolFigures, type PoolSender } from '../domain/sender-pool';
+import { warmSql } from './campaigns.repository';
+import { CAMPAIGN_MOVE } from './dispatch.sql';
+
+/** The NOTIFY channel that wakes the pools' supervisor: a sender ended or stopped. */
+export const SENDER_POOLS_CHANNEL = 'sender_pools';
+
+/** The senders of pool `$1` (its own row left out), as the alias `s`. */
+const SENDERS_OF_POOL = `campaigns s WHERE s.pool_id = $1 AND s.id <> $1`;
+
+/** The counters of a pool: its senders' sums, as CampaignCounters columns (the pool's row `p`). */
+const POOL_COUNTER_SUMS = `
+  coalesce(sum(s.total_contacts), 0)::int AS "totalContacts",
+  coalesce(sum(s.sent_contacts), 0)::int AS "sentContacts",
+  coalesce(sum(s.failed_contacts), 0)::int AS "failedContacts",
+  coalesce(sum(s.delivered_contacts), 0)::int AS "deliveredContacts",
+  coalesce(sum(s.read_contacts), 0)::int AS "readContacts",
+  coalesce(sum(s.replied_contacts), 0)::int AS "repliedContacts"`;
+
+/** SENDER_ENDED_STATUSES as SQL literals (from the domain, never from input). */
+const FINAL = SENDER_ENDED_STATUSES.map((status) => `'${status}'`).join(', ');
+
+/** The columns each move of a person writes on the senders (the pool's entity writes its own). */
+const SENDER_MOVES: Partial<Record<CampaignAction, string>> = {
+  pause: `paused_at = now()`,
+  resume: `paused_at = NULL, pause_reason = NULL, internal_error_streak = 0, send_failure_streak = 0,
+           watched_sends = 0, watched_refusals = 0, next_send_at = now()`,
+  cancel: `completed_at = now(), next_send_at = NULL`,
+  start: `started_at = now(), next_send_at = now()`,
+  retry: `completed_at = NULL, failure_reason = NULL, paused_at = NULL, pause_reason = NULL,
+          internal_error_streak = 0, send_failure_streak = 0, watched_sends = 0, watched_refusals = 0,
+          waiting_reason = NULL, disconnected_since = NULL, next_send_at = now()`,
+};
+
+/**
+ * A campaign on a pool of senders (domain/sender-pool.ts): the senders' rows as the pool sees
+ * them. The lock order is the pool's row first, then its senders': the engine locks only a
+ * sender's row, so nothing here waits on a lock another writer holds while waiting on ours.
+ */
+@Injectable()
+export class SenderPoolsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Wakes the supervisor once the transaction commits. */
+  async announce(tx: Transaction): Promise<void> {
+    await execute(tx, `SELECT pg_notify($1, '')`, [SENDER_POOLS_CHANNEL]);
+  }
+
+  /** Up to `limit` ACTIVE pools after the id `afterId`, in id order, with their senders' figures. */
+  activePools(afterId: number, limit: number): Promise<PoolFigures[]> {
+    return queryRows<PoolFigures>(
+      this.dataSource,
+      `SELECT p.id, p.progress_step AS "progressStep", ${POOL_COUNTER_SUMS},
+              count(*) FILTER (WHERE s.status NOT IN (${FINAL}))::int AS "sendersLeft",
+              (array_agg(s.id ORDER BY s.id) FILTER (WHERE s.status = 'PAUSED'))[1] AS "stoppedSenderId"
+         FROM campaigns p JOIN campaigns s ON s.pool_id = p.id AND s.id <> p.id
+        WHERE p.pool_id = p.id AND p.status = 'ACTIVE' AND p.id > $1
+        GROUP BY p.id ORDER BY p.id LIMIT $2`,
+      [afterId, limit],
+    );
+  }
+
+  /** A stopped sender's instance and why it stopped, to name it in the pool's own stop. */
+  async stoppedSender(
+    tx: Transaction,
+    senderId: number,
+  ): Promise<{ instance: string; reason: string | null } | null> {
+    const rows = await queryRows<{ instance: string; reason: string | null }>(
+      tx,
+      `SELECT gateway_instance AS instance, pause_reason AS reason FROM campaigns
+        WHERE id = $1 AND status = 'PAUSED'`,
+      [senderId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Completes the pool, the caller holding its row, once every sender is over: its counters
+   * become its senders' sums, which stay its figures. Null when it is not ACTIVE or a sender
+   * still sends.
+   */
+  async complete(tx: Transaction, poolId: number): Promise<CampaignCounters | null> {
+    const rows = await queryRows<CampaignCounters>(
+      tx,
+      `WITH sums AS (
+         SELECT ${POOL_COUNTER_SUMS}, count(*) FILTER (WHERE s.status NOT IN (${FINAL})) AS left
+           FROM ${SENDERS_OF_POOL})
+       UPDATE campaigns p
+          SET status = ${CAMPAIGN_MOVE.complete.to}, completed_at = now(), next_send_at = NULL, updated_at = now(),
+              total_contacts = sums."totalContacts", sent_contacts = sums."sentContacts",
+              failed_contacts = sums."failedContacts", delivered_contacts = sums."deliveredContacts",
+              read_contacts = sums."readContacts", replied_contacts = sums."repliedContacts"
+         FROM sums
+        WHERE p.id = $1 AND p.status IN (${CAMPAIGN_MOVE.complete.from}) AND sums.left = 0
+        RETURNING sums.*, p.progress_step AS "progressStep", p.status`,
+      [poolId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The engine stops the pool (pause, or fail for an automation's run), the caller holding its
+   * row: its senders still sending stop with it. Null when the move no longer applies.
+   */
+  async stop(
+    tx: Transaction,
+    poolId: number,
+    how: 'pause' | 'fail',
+    reason: string,
+  ): Promise<CampaignCounters | null> {
+    const move = CAMPAIGN_LIFECYCLE.sql(how);
+    const columns =
+      how === 'fail'
+        ? `failure_reason = $2, completed_at = now(), next_send_at = NULL`
+        : `pause_reason = $2, paused_at = now(), internal_error_streak = 0`;
+    const rows = await queryRows<CampaignCounters>(
+      tx,
+      `WITH senders AS (
+         UPDATE campaigns s SET status = ${move.to}, ${columns}, updated_at = now()
+          WHERE s.pool_id = $1 AND s.id <> $1 AND s.status IN (${move.from})
+          RETURNING 1),
+       pool AS (
+         UPDATE campaigns SET status = ${move.to}, ${columns}, updated_at = now()
+          WHERE id = $1 AND status IN (${move.from})
+          RETURNING progress_step, status)
+       SELECT ${POOL_COUNTER_SUMS}, (SELECT progress_step FROM pool) AS "progressStep",
+              (SELECT status FROM pool) AS status, (SELECT count(*) FROM senders)::int AS moved
+         FROM ${SENDERS_OF_POOL} HAVING EXISTS (SELECT 1 FROM pool)`,
+      [poolId, reason.slice(0, 1000)],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * A person's move of the pool (pause, resume, cancel) or its scheduled start, made on its
+   * senders that allow it, under the pool's row lock the caller holds. A lost sender is not
+   * resumed: its contacts went to the others.
+   */
+  async moveSenders(tx: Transaction, poolId: number, action: CampaignAction): Promise<void> {
+    const move = CAMPAIGN_LIFECYCLE.sql(action);
+    const columns = SENDER_MOVES[action];
+    if (!columns) {
+      throw new Error(`A pool's senders do not make the move ${action} with it`);
+    }
+    await execute(
+      tx,
+      `UPDATE campaigns s SET status = ${move.to}, ${columns}, updated_at = now()
+        WHERE s.pool_id = $1 AND s.id <> $1 AND s.status IN (${move.from})
+          AND ($2::boolean OR s.sender_lost_at IS NULL)`,
+      [poolId, action !== 'resume'],
+    );
+  }
+
+  /**
+   * The pool's contacts in one statement, each given to one sender (its row's campaign_id), in
+   * the order given: the number the person last talked with (their latest conversation with one
+   * of the pool's numbers), else the one that last sent to them (contact_senders), else the
+   * next in turn among the senders not under a reach-out lock (all of them when every one is).
+   * Numbers on the company's active block list are left out when `applyBlockList`. Answers how
+   * many each sender got.
+   */
+  async insertContacts(
+    tx: Transaction,
+    companyId: number,
+    senders: ReadonlyArray<{ campaignId: number; gatewayConfigId: number }>,
+    contacts: { phones: string[]; names: string[] },
+    applyBlockList: boolean,
+  ): Promise<Array<{ campaignId: number; contacts: number }>> {
+    // Standing alone, the NOT EXISTS is an anti-join (see CampaignsRepository.insertContacts).
+    const notBlocked = applyBlockList
+      ? `WHERE NOT EXISTS (SELECT 1 FROM blocked_contacts b
+                            WHERE b.company_id = $1 AND b.phone_number = i.phone AND b.is_active)`
+      : '';
+    return queryRows(
+      tx,
+      `WITH input AS (
+         SELECT phone, name, ord FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(phone, name, ord)),
+       kept AS (SELECT i.* FROM input i ${notBlocked}),
+       senders AS (SELECT * FROM unnest($4::int[], $5::int[]) AS s(campaign_id, config_id)),
+       open_senders AS (
+         SELECT array_agg(s.config_id ORDER BY s.campaign_id) AS ids
+           FROM senders s JOIN gateway_configs g ON g.id = s.config_id
+          WHERE g.reachout_lock_scope IS NULL),
+       turns AS (SELECT CASE WHEN cardinality(ids) > 0 THEN ids ELSE $5::int[] END AS ids FROM open_senders),
+       placed AS (
+         SELECT k.phone, k.name, k.ord, coalesce(
+                  (SELECT v.gateway_config_id FROM contact_conversations v
+                    WHERE v.phone_key = phone_match_key(k.phone) AND v.gateway_config_id = ANY($5::int[])
+                    ORDER BY v.last_inbound_at DESC LIMIT 1),
+                  (SELECT cs.gateway_config_id FROM contact_senders cs
+                    WHERE cs.company_id = $1 AND cs.phone_key = phone_match_key(k.phone)
+                      AND cs.gateway_config_id = ANY($5::int[]))) AS kept_by
+           FROM kept k),
+       numbered AS (
+         SELECT p.*, row_number() OVER (PARTITION BY p.kept_by IS NULL ORDER BY p.ord) AS turn FROM placed p),
+       inserted AS (
+         INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
+         SELECT s.campaign_id, $1, x.phone, x.name, ${warmSql('x.phone', 's.config_id', '$1')}
+           FROM numbered x CROSS JOIN turns t
+           JOIN senders s ON s.config_id = coalesce(x.kept_by, t.ids[((x.turn - 1) % cardinality(t.ids)) + 1])
+          ORDER BY x.ord
+         RETURNING campaign_id)
+       SELECT s.campaign_id AS "campaignId", count(i.campaign_id)::int AS contacts
+         FROM senders s LEFT JOIN inserted i ON i.campaign_id = s.campaign_id
+        GROUP BY s.campaign_id ORDER BY s.campaign_id`,
+      [
+        companyId,
+        contacts.phones,
+        contacts.names,
+        senders.map((s) => s.campaignId),
+        senders.map((s) => s.gatewayConfigId),
+      ],
+    );
+  }
+
+  /** Each sender's contacts, and the pool's: its senders' sum and the numbers the block list left out. */
+  async setContactCounts(
+    tx: Transaction,
+    poolId: number,
+    perSender: ReadonlyArray<{ campaignId: number; contacts: number }>,
+    blockedRemoved: number,
+  ): Promise<void> {
+    await execute(
+      tx,
+      `WITH counts AS (SELECT * FROM unnest($2::int[], $3::int[]) AS c(id, contacts)),
+       senders AS (
+         UPDATE campaigns s SET total_contacts = counts.contacts FROM counts WHERE s.id = counts.id RETURNING 1)
+       UPDATE campaigns SET pool_id = id, total_contacts = (SELECT sum(contacts) FROM counts),
+              blocked_contacts_removed = $4
+        WHERE id = $1 AND EXISTS (SELECT count(*) FROM senders)`,
+      [
+        poolId,
+        perSender.map((s) => s.campaignId),
+        perSender.map((s) => s.contacts),
+        blockedRemoved,
+      ],
+    );
+  }
+
+  /** The pool's senders, under their row locks, with their counters and whether each has ended. */
+  senderCounts(
+    tx: Transaction,
+    poolId: number,
+  ): Promise<
+    Array<{
+      id: number;
+      ended: boolean;
+      totalContacts: number;
+      sentContacts: number;
+      failedContacts: number;
+    }>
+  > {
+    return queryRows(
+      tx,
+      `SELECT s.id, s.status IN (${CAMPAIGN_LIFECYCLE.sql('retry').from}) AS ended, s.total_contacts AS "totalContacts",
+              s.sent_contacts AS "sentContacts", s.failed_contacts AS "failedContacts"
+         FROM ${SENDERS_OF_POOL} ORDER BY s.id FOR UPDATE`,
+      [poolId],
+    );
+  }
+
+  /** The senders of these pools, each pool's in the order they were given. */
+  async sendersOf(poolIds: readonly number[]): Promise<PoolSender[]> {
+    if (poolIds.length === 0) {
+      return [];
+    }
+    return onReadPool(this.dataSource, (reader) =>
+      reader.query(
+        `SELECT s.pool_id AS "poolId", s.id, s.gateway_config_id AS "gatewayConfigId",
+                s.gateway_instance AS instance, s.status, s.sender_lost_at AS "senderLostAt",
+                s.sender_lost_reason AS "senderLostReason", s.waiting_reason AS "waitingReason",
+                s.total_contacts AS "totalContacts", s.sent_contacts AS "sentContacts",
+                s.failed_contacts AS "failedContacts", s.delivered_contacts AS "deliveredContacts",
+                s.read_contacts AS "readContacts", s.replied_contacts AS "repliedContacts",
+                s.opted_out_contacts AS "optedOutContacts",
+                s.unknown_outcome_contacts AS "unknownOutcomeContacts"
+           FROM campaigns s
+          WHERE s.pool_id = ANY($1::int[]) AND s.id <> s.pool_id
+          ORDER BY s.pool_id, s.id`,
+        [poolIds],
+      ),
+    );
+  }
+}
