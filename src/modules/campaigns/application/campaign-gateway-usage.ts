@@ -8,5 +8,6 @@ import { CampaignsRepository } from '../infrastructure/campaigns.repository';
 export const campaignGatewayUsage = gatewayConfigUsage(CampaignsRepository, {
   reason: 'usada por uma campanha ativa, agendada ou pausada',
   inUse: (campaigns, companyId, configId) => campaigns.usesGatewayConfig(companyId, configId),
-  countSenders: (campaigns, companyId, configId) => campaigns.activeSendersOf(companyId, configId),
+  countSenders: (campaigns, companyId, configIds) =>
+    campaigns.activeSendersOf(companyId, configIds),
 });

@@ -196,24 +196,32 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     return rows.length > 0;
   }
 
-  /** ACTIVE campaigns sending through the configuration, apart from automation runs. */
-  async activeSendersOf(
+  /**
+   * ACTIVE campaigns sending through each of the configurations, apart from automation runs, in
+   * one query however many: a configuration nobody sends through has no row.
+   */
+  activeSendersOf(
     companyId: number,
-    gatewayConfigId: number,
-  ): Promise<{ campaigns: number; automationRuns: number; shortestPauseSeconds: number | null }> {
-    const rows = await queryRows<{
+    gatewayConfigIds: number[],
+  ): Promise<
+    Array<{
+      gatewayConfigId: number;
       campaigns: number;
       automationRuns: number;
       shortestPauseSeconds: number | null;
-    }>(
+    }>
+  > {
+    return queryRows(
       this.repository.manager,
-      `SELECT count(*) FILTER (WHERE automation_run_id IS NULL)::int AS campaigns,
+      `SELECT gateway_config_id AS "gatewayConfigId",
+              count(*) FILTER (WHERE automation_run_id IS NULL)::int AS campaigns,
               count(*) FILTER (WHERE automation_run_id IS NOT NULL)::int AS "automationRuns",
               min(min_interval) AS "shortestPauseSeconds"
-         FROM campaigns WHERE company_id = $1 AND gateway_config_id = $2 AND status = 'ACTIVE'`,
-      [companyId, gatewayConfigId],
+         FROM campaigns
+        WHERE company_id = $1 AND gateway_config_id = ANY($2::int[]) AND status = 'ACTIVE'
+        GROUP BY gateway_config_id`,
+      [companyId, gatewayConfigIds],
     );
-    return rows[0];
   }
 
   /**

@@ -20,6 +20,8 @@ import {
   toGatewayStatusResponse,
   toGatewayUsageResponse,
   GatewayUsageResponse,
+  GatewayConfigDayResponse,
+  toGatewayConfigDayResponse,
 } from './gateway-configs.response';
 
 @ApiTags('Configurações de gateway')
@@ -49,6 +51,20 @@ export class GatewayConfigsController {
   @ApiOkResponse({ type: GatewayConfigResponse, isArray: true })
   async list(@CurrentCompany() company: CompanySession): Promise<GatewayConfigResponse[]> {
     return (await this.configs.list(company.companyId)).map(toGatewayConfigResponse);
+  }
+
+  /** Declared before the `:id` routes, which would take `usage` for an id (400). */
+  @Get('usage')
+  @ApiOperation({
+    summary: 'Uso de hoje de todos os gateways da empresa, por ordem de id',
+    description:
+      'Para cada gateway, os mesmos números de GET /api/gateway-configs/{id}/usage, com gatewayConfigId, name e instance. Lista vazia quando a empresa não tem gateway.',
+  })
+  @ApiOkResponse({ type: GatewayConfigDayResponse, isArray: true })
+  async companyUsage(
+    @CurrentCompany() company: CompanySession,
+  ): Promise<GatewayConfigDayResponse[]> {
+    return (await this.configs.companyUsage(company.companyId)).map(toGatewayConfigDayResponse);
   }
 
   @Get(':id')

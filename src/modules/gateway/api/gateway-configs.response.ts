@@ -1,5 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import type { GatewayInstanceStatus } from '../application/gateway-configs.service';
+import type {
+  ConfigDay,
+  GatewayInstanceStatus,
+  InstanceDay,
+} from '../application/gateway-configs.service';
 import {
   EVENTS_REFUSALS,
   type EventsRefusal,
@@ -149,9 +153,7 @@ function nextSlotOf(usage: InstanceUsage & { activeSenders: ActiveSenders }): st
   return slot.getTime() > Date.now() ? slot.toISOString() : null;
 }
 
-export function toGatewayUsageResponse(
-  usage: InstanceUsage & { activeSenders: ActiveSenders; reachOutLock: ReachOutLock | null },
-): GatewayUsageResponse {
+export function toGatewayUsageResponse(usage: InstanceDay): GatewayUsageResponse {
   return {
     day: usage.day,
     messagesToday: usage.messagesToday,
@@ -169,6 +171,22 @@ export function toGatewayUsageResponse(
     lastMessageAt: usage.lastMessageAt ? new Date(usage.lastMessageAt).toISOString() : null,
     firstSendAt: usage.firstSendAt ? new Date(usage.firstSendAt).toISOString() : null,
     reachOutLock: toReachOutLockResponse(usage.reachOutLock),
+  };
+}
+
+/** One configuration in the company's usage view: which one, and its usage as {id}/usage has it. */
+export class GatewayConfigDayResponse extends GatewayUsageResponse {
+  @ApiProperty({ example: 7 }) gatewayConfigId!: number;
+  @ApiProperty({ example: 'Vendas - WhatsApp principal' }) name!: string;
+  @ApiProperty({ example: 'acme-sales' }) instance!: string;
+}
+
+export function toGatewayConfigDayResponse({ config, day }: ConfigDay): GatewayConfigDayResponse {
+  return {
+    gatewayConfigId: config.id,
+    name: config.name,
+    instance: config.instance,
+    ...toGatewayUsageResponse(day),
   };
 }
 

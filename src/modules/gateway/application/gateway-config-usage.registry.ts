@@ -17,7 +17,22 @@ export interface ActiveSenders {
   shortestPauseSeconds: number | null;
 }
 
-export type ActiveSendersCounter = (companyId: number, configId: number) => Promise<ActiveSenders>;
+/** The senders of one configuration, as a count of several configurations at once answers them. */
+export interface CountedSenders extends ActiveSenders {
+  gatewayConfigId: number;
+}
+
+/** Counts the senders of several configurations in one go; one without any may have no row. */
+export type ActiveSendersCounter = (
+  companyId: number,
+  configIds: number[],
+) => Promise<CountedSenders[]>;
+
+const NO_SENDERS: Readonly<ActiveSenders> = {
+  campaigns: 0,
+  automationRuns: 0,
+  shortestPauseSeconds: null,
+};
 
 /**
  * Modules that refer to gateway configurations (campaigns, automations) register a checker
@@ -48,10 +63,24 @@ export class GatewayConfigUsageRegistry {
     this.sendersCounter = counter;
   }
 
-  activeSenders(companyId: number, configId: number): Promise<ActiveSenders> {
-    return this.sendersCounter
-      ? this.sendersCounter(companyId, configId)
-      : Promise.resolve({ campaigns: 0, automationRuns: 0, shortestPauseSeconds: null });
+  async activeSenders(companyId: number, configId: number): Promise<ActiveSenders> {
+    const [senders] = await this.activeSendersOf(companyId, [configId]);
+    return senders;
+  }
+
+  /**
+   * Who sends through each of the configurations, in one count however many (a company's usage
+   * view): the answers in the order of `configIds`, zero where nobody sends.
+   */
+  async activeSendersOf(companyId: number, configIds: number[]): Promise<ActiveSenders[]> {
+    const counted =
+      this.sendersCounter && configIds.length > 0
+        ? await this.sendersCounter(companyId, configIds)
+        : [];
+    const byId = new Map<number, ActiveSenders>(
+      counted.map(({ gatewayConfigId, ...senders }) => [gatewayConfigId, senders]),
+    );
+    return configIds.map((id) => byId.get(id) ?? NO_SENDERS);
   }
 
   /** Returns the function that removes the checker again. */
@@ -76,8 +105,15 @@ export interface GatewayConfigUsage<R> {
   /** Why a configuration in use cannot be deleted, in Portuguese ('usada por uma automação ativa'). */
   reason: string;
   inUse: (repository: R, companyId: number, configId: number) => Promise<boolean>;
-  /** Who sends through the configuration's instance: the campaigns module alone counts them. */
-  countSenders?: (repository: R, companyId: number, configId: number) => Promise<ActiveSenders>;
+  /**
+   * Who sends through the instances of the configurations, all counted at once: the campaigns
+   * module alone counts them.
+   */
+  countSenders?: (
+    repository: R,
+    companyId: number,
+    configIds: number[],
+  ) => Promise<CountedSenders[]>;
 }
 
 /**
@@ -95,8 +131,8 @@ export function gatewayConfigUsage<R>(repository: Type<R>, usage: GatewayConfigU
         );
         const { countSenders } = usage;
         if (countSenders) {
-          registry.countSendersWith((companyId, configId) =>
-            countSenders(records, companyId, configId),
+          registry.countSendersWith((companyId, configIds) =>
+            countSenders(records, companyId, configIds),
           );
         }
       },

@@ -4,13 +4,18 @@ import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { Clock } from '../../../common/time/clock';
+import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
 import {
   GatewayConfig,
   GatewayConfigFields,
   InstanceLimits,
 } from '../domain/gateway-config.entity';
 import { InstancePacing, InstanceUsage } from './ports/instance-pacing';
-import { GatewayConfigInUseError, gatewayFailure } from '../domain/gateway-config.errors';
+import {
+  GATEWAY_CONFIG,
+  GatewayConfigInUseError,
+  gatewayFailure,
+} from '../domain/gateway-config.errors';
 import {
   GatewayError,
   GatewayTarget,
@@ -55,6 +60,18 @@ export interface GatewayConfigSummary {
 export interface ResolvedGatewayConfig {
   config: GatewayConfigSummary;
   target: GatewayTarget;
+}
+
+/** An instance's day, for a person: its count and pace, who sends through it, its lock. */
+export type InstanceDay = InstanceUsage & {
+  activeSenders: ActiveSenders;
+  reachOutLock: ReachOutLock | null;
+};
+
+/** A configuration of the company with its instance's day (GET /api/gateway-configs/usage). */
+export interface ConfigDay {
+  config: GatewayConfig;
+  day: InstanceDay;
 }
 
 export interface GatewayInstanceStatus {
@@ -118,16 +135,43 @@ export class GatewayConfigsService {
   }
 
   /** What the instance sent today, what it may send, and who sends through it. */
-  async instanceUsage(
-    companyId: number,
-    id: number,
-  ): Promise<InstanceUsage & { activeSenders: ActiveSenders; reachOutLock: ReachOutLock | null }> {
+  async instanceUsage(companyId: number, id: number): Promise<InstanceDay> {
     const config = await this.configs.findOwnedOrFail(companyId, id);
-    const [usage, activeSenders] = await Promise.all([
-      this.pacing.usage(id),
-      this.usage.activeSenders(companyId, id),
+    const [owned] = await this.daysOf(companyId, [config]);
+    if (!owned) {
+      // Deleted since it was read.
+      throw new ResourceNotFoundError(GATEWAY_CONFIG);
+    }
+    return owned.day;
+  }
+
+  /**
+   * The day of every configuration of the company, oldest first: three queries however many
+   * configurations it has (GET /api/gateway-configs/usage).
+   */
+  async companyUsage(companyId: number): Promise<ConfigDay[]> {
+    return this.daysOf(companyId, await this.configs.listOldestFirst(companyId));
+  }
+
+  /** The days of the company's `configs`, read together; one deleted meanwhile is left out. */
+  private async daysOf(companyId: number, configs: GatewayConfig[]): Promise<ConfigDay[]> {
+    if (configs.length === 0) {
+      return [];
+    }
+    const ids = configs.map((config) => config.id);
+    const [usages, senders] = await Promise.all([
+      this.pacing.usageOf(companyId, ids),
+      this.usage.activeSendersOf(companyId, ids),
     ]);
-    return { ...usage, activeSenders, reachOutLock: config.reachOutLock };
+    return configs.flatMap((config, i) => {
+      const usage = usages.get(config.id);
+      const day = usage && {
+        ...usage,
+        activeSenders: senders[i],
+        reachOutLock: config.reachOutLock,
+      };
+      return day ? [{ config, day }] : [];
+    });
   }
 
   list(companyId: number): Promise<GatewayConfig[]> {

@@ -45,6 +45,11 @@ export class GatewayConfigsRepository extends TenantRepository<GatewayConfig> {
     return this.repository.find({ where: { companyId }, order: { id: 'DESC' } });
   }
 
+  /** Oldest first, as the company's usage view lists them; the (company_id, id) index serves it. */
+  listOldestFirst(companyId: number): Promise<GatewayConfig[]> {
+    return this.repository.find({ where: { companyId }, order: { id: 'ASC' } });
+  }
+
   /** For inbound events, which name a configuration but no company: the caller checks its secret. */
   findById(id: number): Promise<GatewayConfig | null> {
     return this.repository.findOneBy({ id });

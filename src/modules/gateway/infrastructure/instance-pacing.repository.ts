@@ -126,11 +126,15 @@ export class PgInstancePacing implements InstancePacing {
     return rows.length;
   }
 
-  async usage(gatewayConfigId: number): Promise<InstanceUsage> {
-    const tz = '$2';
-    const rows = await queryRows<InstanceUsage>(
+  async usageOf(
+    companyId: number,
+    gatewayConfigIds: number[],
+  ): Promise<Map<number, InstanceUsage>> {
+    const tz = '$3';
+    const rows = await queryRows<InstanceUsage & { gatewayConfigId: number }>(
       this.dataSource,
-      `SELECT ${todaySql(tz)}::text AS day,
+      `SELECT g.id AS "gatewayConfigId",
+              ${todaySql(tz)}::text AS day,
               coalesce(${sentTodaySql(tz)}, 0) AS "messagesToday",
               g.daily_limit AS "dailyLimit",
               ${warmupLimitSql(tz)} AS "warmupLimitToday",
@@ -141,9 +145,9 @@ export class PgInstancePacing implements InstancePacing {
               CASE WHEN p.last_message_at > '-infinity' THEN p.last_message_at END AS "lastMessageAt",
               p.first_send_at AS "firstSendAt"
          FROM gateway_configs g LEFT JOIN instance_pacing p ON p.gateway_config_id = g.id
-        WHERE g.id = $1`,
-      [gatewayConfigId, this.config.appTimezone],
+        WHERE g.company_id = $1 AND g.id = ANY($2::int[])`,
+      [companyId, gatewayConfigIds, this.config.appTimezone],
     );
-    return rows[0];
+    return new Map(rows.map(({ gatewayConfigId, ...usage }) => [gatewayConfigId, usage]));
   }
 }

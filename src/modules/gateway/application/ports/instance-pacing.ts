@@ -25,8 +25,15 @@ export abstract class InstancePacing {
   /** Ends the holds of workers whose process died (their liveness lock is gone): at once. */
   abstract releaseHoldsOfGoneWorkers(): Promise<number>;
 
-  /** What the instance sent today and why it waits, for a person (GET …/usage). */
-  abstract usage(gatewayConfigId: number): Promise<InstanceUsage>;
+  /**
+   * What each of the company's instances `gatewayConfigIds` sent today and why it waits, for a
+   * person (GET …/usage), in one query however many: by configuration id, none for an id that
+   * is not the company's.
+   */
+  abstract usageOf(
+    companyId: number,
+    gatewayConfigIds: number[],
+  ): Promise<Map<number, InstanceUsage>>;
 }
 
 /** A sender's pause between two messages of the instance, in seconds (min = max: a fixed one). */
