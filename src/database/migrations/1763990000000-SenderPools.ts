@@ -9,8 +9,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * rules hold per contact whatever its sender, and every sender keeps its own lease, pace,
  * reach-out lock and reconciliation.
  *
- * - `sender_lost_at`, `sender_lost_reason`: a sender that cannot go on (logged out, refused
- *   credentials, locked, disconnected too long); its contacts still PENDING went to the others.
+ * - `sender_lost_at`, `sender_lost_reason`, `sender_lost_cause`: a sender that cannot go on
+ *   (GATEWAY: logged out, refused credentials, disconnected too long; LOCKED: WhatsApp's
+ *   reach-out lock with cold contacts left); its contacts still PENDING went to the others. On
+ *   the pool's own row, `sender_lost_at` marks a pool paused because no sender was left.
  * - `contact_senders`: the number that last sent to each person of a company, so that the next
  *   pool campaign keeps them on it (written by the SYSTEM-contacts feed, off the send path).
  * - `contact_conversations_phone_idx`: the conversations of one person across the pool's
@@ -25,7 +27,9 @@ export class SenderPools1763990000000 implements MigrationInterface {
       ALTER TABLE campaigns
         ADD COLUMN pool_id integer REFERENCES campaigns(id) ON DELETE CASCADE,
         ADD COLUMN sender_lost_at timestamptz,
-        ADD COLUMN sender_lost_reason varchar(300)`);
+        ADD COLUMN sender_lost_reason varchar(300),
+        ADD COLUMN sender_lost_cause varchar(10)
+          CONSTRAINT campaigns_sender_lost_cause_check CHECK (sender_lost_cause IN ('GATEWAY', 'LOCKED'))`);
     await q.query(
       `CREATE INDEX campaigns_pool_idx ON campaigns (pool_id, id) WHERE pool_id IS NOT NULL`,
     );
@@ -54,7 +58,8 @@ export class SenderPools1763990000000 implements MigrationInterface {
     await q.query(`DROP INDEX campaigns_active_pools_idx`);
     await q.query(`DROP INDEX campaigns_pool_idx`);
     await q.query(`
-      ALTER TABLE campaigns DROP COLUMN sender_lost_reason, DROP COLUMN sender_lost_at, DROP COLUMN pool_id`);
+      ALTER TABLE campaigns DROP COLUMN sender_lost_cause, DROP COLUMN sender_lost_reason,
+        DROP COLUMN sender_lost_at, DROP COLUMN pool_id`);
   }
 
   /** instance_ready_at of PaceInstancesNotCampaigns, with `filter` on its campaigns `d`. */

@@ -31,6 +31,7 @@ import { ReachOutRepository } from './infrastructure/reach-out.repository';
 import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
 import { DispatchClaimRepository } from './infrastructure/dispatch-claim.repository';
 import { SenderPoolsRepository } from './infrastructure/sender-pools.repository';
+import { SenderFailoverRepository } from './infrastructure/sender-failover.repository';
 import { DispatchOutcomeRepository } from './infrastructure/dispatch-outcome.repository';
 import { DispatchLeaseRepository } from './infrastructure/dispatch-lease.repository';
 import { DispatchMonitoringRepository } from './infrastructure/dispatch-monitoring.repository';
@@ -56,6 +57,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignsRepository,
     DispatchClaimRepository,
     SenderPoolsRepository,
+    SenderFailoverRepository,
     CampaignPools,
     DispatchOutcomeRepository,
     DispatchLeaseRepository,

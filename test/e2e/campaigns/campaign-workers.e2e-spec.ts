@@ -1,7 +1,14 @@
-import { campaignBody, connectedInstance, phones, waitForCampaign } from '../../support/campaigns';
+import {
+  campaignBody,
+  connectedConfig,
+  connectedInstance,
+  phones,
+  waitForCampaign,
+} from '../../support/campaigns';
 import { db } from '../../support/db';
 import { useE2eFixture } from '../../support/e2e-fixture';
 import { TestCompany } from '../../support/test-app';
+import { until } from '../../support/waiting';
 
 /**
  * The engine across processes: the API runs here with no workers (ROLE=api); the sending
@@ -165,5 +172,71 @@ describe('campaign workers in separate processes', () => {
     expect(numbers).toHaveLength(200);
     expect(new Set(numbers).size).toBe(200);
     expect(new Set(numbers)).toEqual(new Set(contacts.map((x) => x.phoneNumber)));
+  });
+
+  it('after a kill -9 mid-pool-campaign, every contact ends with exactly one message from one number, or FAILED as unknown', async () => {
+    const company = await TestCompany.register(t.http);
+    const configs: Array<{ id: number; instance: string }> = [];
+    for (let i = 0; i < 3; i += 1) {
+      const saved = await connectedConfig(company, fake);
+      configs.push({ id: saved.id, instance: saved.gw.instance });
+    }
+    fake.setResponseDelay(150);
+    const contacts = phones(60, 3000);
+    const c = (
+      await company
+        .post('/api/campaigns', {
+          name: 'Pool',
+          message: 'Olá {PrimeiroNome}',
+          gatewayConfigIds: configs.map((x) => x.id),
+          intervalMinSeconds: 0,
+          intervalMaxSeconds: 0,
+          contacts,
+        })
+        .expect(200)
+    ).body;
+    const ours = (): typeof fake.sent =>
+      fake.sent.filter((s) => configs.some((x) => x.instance === s.instance));
+
+    const first = await startWorker({ DISPATCH_LEASE_SECONDS: '3', ...FAST_RECONCILE });
+    await until(
+      () => Promise.resolve(ours().length),
+      (n) => n >= 15,
+      60_000,
+      'sends before the kill',
+    );
+    await first.kill9();
+    expect(ours().length).toBeLessThan(contacts.length);
+
+    await startWorker({ DISPATCH_LEASE_SECONDS: '3', ...FAST_RECONCILE });
+    const done = await waitForCampaign(company, c.id, (x) => x.status === 'COMPLETED', 90_000);
+    fake.setResponseDelay(0);
+
+    const received = new Map<string, string[]>();
+    for (const s of ours()) {
+      received.set(s.number, [...(received.get(s.number) ?? []), s.instance]);
+    }
+    const { rows } = await db().query<{
+      phone_number: string;
+      status: string;
+      failure_reason: string | null;
+    }>(
+      `SELECT c.phone_number, c.status, c.failure_reason FROM campaign_contacts c
+         JOIN campaigns s ON s.id = c.campaign_id WHERE s.pool_id = $1`,
+      [c.id],
+    );
+    expect(rows).toHaveLength(contacts.length);
+    for (const row of rows) {
+      const messages = received.get(row.phone_number) ?? [];
+      expect(messages.length).toBeLessThanOrEqual(1);
+      if (row.status === 'SENT') {
+        expect([row.phone_number, messages.length]).toEqual([row.phone_number, 1]);
+      } else {
+        expect(row).toMatchObject({ status: 'FAILED' });
+        expect(row.failure_reason).toMatch(/resultado desconhecido/);
+      }
+    }
+    expect(done.sentContacts + done.failedContacts).toBe(contacts.length);
+    expect(new Set(ours().map((s) => s.instance)).size).toBe(3);
   });
 });

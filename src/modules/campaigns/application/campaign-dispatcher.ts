@@ -124,7 +124,7 @@ export class CampaignDispatcher {
    * WhatsApp); see CampaignEngineTransitions.pauseNow.
    */
   pauseCampaignNow(campaignId: number, reason: string): Promise<void> {
-    return this.transitions.pauseNow(campaignId, reason);
+    return this.transitions.pauseNow(campaignId, reason, 'sender');
   }
 
   /** Up to `limit` messages, while each next one is due the moment the last was recorded. */
@@ -274,7 +274,7 @@ export class CampaignDispatcher {
         return null;
       }
       if (!campaign.companyActive) {
-        await this.transitions.pause(tx, campaign, COMPANY_INACTIVE_REASON, false);
+        await this.transitions.pause(tx, campaign, COMPANY_INACTIVE_REASON, { notify: false });
         return null;
       }
       const contact = await this.claims.takeNextContact(tx, campaignId);

@@ -27,7 +27,8 @@ import {
   EngineStop,
 } from '../infrastructure/dispatch-outcome.repository';
 import { SenderPoolsRepository } from '../infrastructure/sender-pools.repository';
-import { isPool, isPoolSender } from '../domain/sender-pool';
+import { SenderFailoverRepository } from '../infrastructure/sender-failover.repository';
+import { isPool, isPoolSender, type StopScope } from '../domain/sender-pool';
 import { CampaignLifecycle } from './campaign-lifecycle';
 
 /** What differs between the engine failing a campaign and pausing it; the rest is one path. */
@@ -74,6 +75,7 @@ export class CampaignEngineTransitions {
     private readonly liveness: WorkerLiveness,
     private readonly unitOfWork: UnitOfWork,
     private readonly pools: SenderPoolsRepository,
+    private readonly failover: SenderFailoverRepository,
   ) {}
 
   /**
@@ -130,30 +132,29 @@ export class CampaignEngineTransitions {
     return true;
   }
 
-  /** The campaign fails for `reason`; `notify`: false when its notice cannot be sent. */
-  fail(tx: Transaction, campaign: DispatchCampaign, reason: string, notify = true): Promise<void> {
-    return this.stop(tx, campaign, 'fail', reason, notify);
+  /** The campaign fails for `reason` (see StopOptions). */
+  fail(
+    tx: Transaction,
+    campaign: DispatchCampaign,
+    reason: string,
+    options: StopOptions = {},
+  ): Promise<void> {
+    return this.stop(tx, campaign, 'fail', reason, options);
   }
 
   /**
-   * The engine's own pause: a person looks and resumes. `notify`: false when the company may
-   * not send (its notice would go through the same gateway). An automation's run cannot be
-   * resumed by anyone, so it fails with the reason instead and the automation runs again at
-   * its next occurrence.
+   * The engine's own pause: a person looks and resumes (see StopOptions). An automation's run
+   * cannot be resumed by anyone, so it fails with the reason instead and the automation runs
+   * again at its next occurrence.
    */
   pause(
     tx: Transaction,
     campaign: DispatchCampaign,
     reason: string,
-    notify: boolean,
+    options: StopOptions = {},
   ): Promise<void> {
-    return this.stop(
-      tx,
-      campaign,
-      campaign.automationRunId === null ? 'pause' : 'fail',
-      reason,
-      notify,
-    );
+    const how = campaign.automationRunId === null ? 'pause' : 'fail';
+    return this.stop(tx, campaign, how, reason, options);
   }
 
   /**
@@ -161,11 +162,11 @@ export class CampaignEngineTransitions {
    * WhatsApp), with the same event as a send that found it. No notice: it would go through
    * the instance that cannot send.
    */
-  async pauseNow(campaignId: number, reason: string): Promise<void> {
+  async pauseNow(campaignId: number, reason: string, scope: StopScope): Promise<void> {
     await this.unitOfWork.run(async (tx) => {
       const campaign = await this.claims.lockCampaign(tx, campaignId);
       if (campaign) {
-        await this.pause(tx, campaign, reason, false);
+        await this.pause(tx, campaign, reason, { notify: false, scope });
       }
     });
   }
@@ -190,9 +191,9 @@ export class CampaignEngineTransitions {
     campaign: DispatchCampaign,
     how: EngineStop,
     reason: string,
-    notify: boolean,
+    { notify = true, scope = 'campaign' }: StopOptions,
   ): Promise<void> {
-    // A pool's sender only pauses, silently: the pool decides what follows (SenderPools).
+    // A pool's sender only pauses, silently: the pool decides what follows (SenderPoolsWorker).
     const counters = isPool(campaign)
       ? await this.pools.stop(tx, campaign.id, how, reason)
       : await this.outcomes.stop(tx, campaign.id, isPoolSender(campaign) ? 'pause' : how, reason);
@@ -202,6 +203,9 @@ export class CampaignEngineTransitions {
     }
     if (isPoolSender(campaign)) {
       this.logger.warn({ campaignId: campaign.id, poolId: campaign.poolId, reason }, stopLog(how));
+      if (scope === 'sender') {
+        await this.failover.markLost(tx, campaign.id, reason, 'GATEWAY');
+      }
       await this.pools.announce(tx);
       return;
     }
@@ -231,6 +235,16 @@ export class CampaignEngineTransitions {
       await this.outbox.append(tx, events);
     }
   }
+}
+
+/**
+ * `notify`: false when the notice cannot be sent (the company may not send, or it would go
+ * through the instance that cannot). `scope`: whose the stop is (domain/sender-pool.ts
+ * StopScope); 'campaign' when not given.
+ */
+export interface StopOptions {
+  notify?: boolean;
+  scope?: StopScope;
 }
 
 function stopLog(how: EngineStop): string {

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
 import type { GatewayConfigSummary } from '../../gateway/application/gateway-configs.service';
 import type { CampaignAction } from '../domain/campaign-status';
-import { Campaign } from '../domain/campaign.entity';
+import { Campaign, type WaitingReason } from '../domain/campaign.entity';
 import { NoValidContactsError } from '../domain/campaign.errors';
-import { isPool, PoolSender, poolCounters } from '../domain/sender-pool';
+import { isPool, PoolSender, poolCounters, senderStateOf } from '../domain/sender-pool';
 import { CampaignsRepository, RetriedFailures } from '../infrastructure/campaigns.repository';
 import type { ContactFailureKind } from '../domain/contact-failure-kind';
 import { progressStepOf } from '../domain/campaign-stats';
@@ -67,7 +67,10 @@ export class CampaignPools {
     const senders = await this.pools.sendersOf(pools.map((pool) => pool.id));
     for (const pool of pools) {
       const own = senders.filter((sender) => sender.poolId === pool.id);
-      Object.assign(pool, poolCounters(own));
+      Object.assign(pool, poolCounters(own), {
+        waitingReason: sharedWaitOf(own),
+        nextSendAt: null,
+      });
       pool.senders = own;
     }
     return campaigns;
@@ -105,6 +108,18 @@ export class CampaignPools {
       await this.pools.moveSenders(tx, campaign.id, action);
     }
   }
+}
+
+/**
+ * Why the pool waits: the reason every sender still sending waits for, when they share one
+ * (each sender's own wait is in its entry of `senders`); its next send is each sender's own.
+ */
+function sharedWaitOf(senders: readonly PoolSender[]): WaitingReason | null {
+  const sending = senders.filter((sender) => senderStateOf(sender) === 'SENDING');
+  const reasons = new Set(sending.map((sender) => sender.waitingReason));
+  return sending.length > 0 && reasons.size === 1
+    ? ([...reasons][0] as WaitingReason | null)
+    : null;
 }
 
 /** A sender of `pool` through `config`: the pool's campaign, on that number, never shown. */

@@ -196,7 +196,7 @@ export class SendOutcomeRecorder {
         return null;
       case 'campaign_failed':
         await this.putBack(tx, campaign, contact, 'gateway');
-        await this.transitions.fail(tx, campaign, outcome.reason);
+        await this.transitions.fail(tx, campaign, outcome.reason, { scope: 'sender' });
         return null;
     }
   }
@@ -234,7 +234,7 @@ export class SendOutcomeRecorder {
     await this.transitions.progress(tx, campaign, counters);
     const banSignal = banSignalOf(counters, thresholds);
     if (counters.contactMoved && banSignal) {
-      await this.transitions.pause(tx, campaign, banSignal, true);
+      await this.transitions.pause(tx, campaign, banSignal);
     }
     return counted;
   }
@@ -309,7 +309,7 @@ export class SendOutcomeRecorder {
     }
     const failReason = disconnectedFailReason(result.disconnectedForMs, result.waitingReason);
     if (failReason) {
-      return this.transitions.fail(tx, campaign, failReason);
+      return this.transitions.fail(tx, campaign, failReason, { scope: 'sender' });
     }
     if (!campaign.disconnectedSince && result.disconnectedSince) {
       const notPaired = result.waitingReason === 'INSTANCE_NOT_PAIRED';
@@ -330,7 +330,7 @@ export class SendOutcomeRecorder {
     reason: string,
   ): Promise<void> {
     await this.putBack(tx, campaign, contact, 'gateway');
-    await this.transitions.pause(tx, campaign, reason, true);
+    await this.transitions.pause(tx, campaign, reason);
   }
 
   /**
@@ -350,7 +350,7 @@ export class SendOutcomeRecorder {
     });
     const pauseReason = internalErrorPauseReason(result.internalErrorStreak, reason);
     if (result.leaseHeld && pauseReason) {
-      await this.transitions.pause(tx, campaign, pauseReason, true);
+      await this.transitions.pause(tx, campaign, pauseReason, { scope: 'sender' });
     }
   }
 

@@ -6,7 +6,8 @@ export type CampaignEventType =
   | 'campaign.completed'
   | 'campaign.failed'
   | 'campaign.paused'
-  | 'campaign.retried';
+  | 'campaign.retried'
+  | 'campaign.sender_lost';
 
 export interface CampaignEvent {
   companyId: number;
@@ -117,6 +118,36 @@ export function retriedEvent(
   retriedContacts: number,
 ): CampaignEvent {
   return event('campaign.retried', campaign, counts, now, {}, { retriedContacts });
+}
+
+/**
+ * A number of the campaign's pool can no longer send (logged out, credentials refused, locked…):
+ * its contacts still PENDING went to the others (`movedContacts`); `sendersLeft` numbers go on.
+ */
+export function senderLostEvent(
+  campaign: CampaignRef,
+  counts: CampaignCounts,
+  now: Date,
+  lost: {
+    gatewayConfigId: number;
+    instance: string;
+    reason: string;
+    movedContacts: number;
+    sendersLeft: number;
+  },
+): CampaignEvent {
+  const { gatewayConfigId, instance, ...rest } = lost;
+  return event(
+    'campaign.sender_lost',
+    campaign,
+    counts,
+    now,
+    {},
+    {
+      sender: { gatewayConfigId, instance },
+      ...rest,
+    },
+  );
 }
 
 /**

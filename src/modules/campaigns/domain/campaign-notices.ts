@@ -87,3 +87,16 @@ function campaignNotice(campaign: NoticeSubject, what: string, text: string): Ca
     dedupKey: `campaign:${campaign.id}:${what}`,
   };
 }
+
+/** One per sender and loss (`lostAt`: when it was lost), sent through a number still sending. */
+export function senderLostNotice(
+  campaign: NoticeSubject,
+  sender: { instance: string; reason: string; lostAt: Date },
+  movedContacts: number,
+): CampaignNotice {
+  return {
+    text: `🔀 ${subjectOf(campaign)} perdeu o número ${sender.instance} (${sender.reason}). ${movedContacts} contatos pendentes passaram aos outros números do pool.`,
+    reason: 'sender_lost',
+    dedupKey: `campaign:${campaign.id}:sender:${sender.instance}:${sender.lostAt.toISOString()}`,
+  };
+}

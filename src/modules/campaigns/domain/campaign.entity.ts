@@ -22,7 +22,7 @@ import type { SendingWindow } from '../../../common/time/sending-window';
 import { SqlOwnedColumn } from '../../../common/persistence/sql-owned-column';
 import type { PollDefinition } from '../../../common/messaging/poll';
 import { Timestamped } from '../../../common/persistence/timestamped';
-import type { PoolSender } from './sender-pool';
+import type { PoolSender, SenderLoss } from './sender-pool';
 
 export type CampaignMediaType = 'image' | 'video' | 'audio' | 'document';
 
@@ -95,7 +95,12 @@ const NOTHING_COUNTED_YET = {
 };
 
 /** A campaign on one number (CampaignPools makes the pools). */
-const NOT_IN_A_POOL = { poolId: null, senderLostAt: null, senderLostReason: null };
+const NOT_IN_A_POOL = {
+  poolId: null,
+  senderLostAt: null,
+  senderLostReason: null,
+  senderLostCause: null,
+};
 
 @Entity({ name: 'campaigns' })
 @Index('campaigns_gateway_config_idx', ['gatewayConfigId'])
@@ -112,6 +117,7 @@ const NOT_IN_A_POOL = { poolId: null, senderLostAt: null, senderLostReason: null
   "status IN ('DRAFT','SCHEDULED','ACTIVE','PAUSED','COMPLETED','CANCELLED','FAILED')",
 )
 @Check('campaigns_type_check', "type IN ('TEXT','MEDIA','POLL')")
+@Check('campaigns_sender_lost_cause_check', "sender_lost_cause IN ('GATEWAY', 'LOCKED')")
 @Check('campaigns_interval_check', 'min_interval >= 0 AND min_interval <= max_interval')
 @Check(
   'campaigns_long_pause_check',
@@ -235,6 +241,8 @@ export class Campaign extends Timestamped {
   senderLostAt!: Date | null;
   @Column({ name: 'sender_lost_reason', type: 'varchar', length: 300, nullable: true })
   senderLostReason!: string | null;
+  @Column({ name: 'sender_lost_cause', type: 'varchar', length: 10, nullable: true })
+  senderLostCause!: SenderLoss | null;
   /** A pool's senders, when read with it (CampaignPools.withSenders); never stored. */
   senders?: PoolSender[];
   /** Set when the campaign carries one run of an automation; such campaigns stay out of the campaign API. */

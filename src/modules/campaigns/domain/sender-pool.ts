@@ -37,6 +37,22 @@ export function isPoolSender(campaign: PoolMember): boolean {
   return campaign.poolId !== null && campaign.poolId !== campaign.id;
 }
 
+/**
+ * Why a sender of a pool was lost, which decides when it comes back: GATEWAY (logged out,
+ * refused credentials, disconnected past the campaign's patience, our key no longer opening
+ * its configuration) until its instance is seen open again; LOCKED (WhatsApp's reach-out lock
+ * with cold contacts left) until the lock is over.
+ */
+export type SenderLoss = 'GATEWAY' | 'LOCKED';
+
+/**
+ * Whose the engine's stop is: 'sender', when the number itself cannot go on (a pool's sender is
+ * lost and its contacts move to the others; a campaign on one number stops as before), or
+ * 'campaign', when every number would fail alike (its media, its company, ban signals): the
+ * whole pool stops.
+ */
+export type StopScope = 'sender' | 'campaign';
+
 /** What the pool's response says of each sender. */
 export type SenderState = 'SENDING' | 'PAUSED' | 'LOST' | 'DONE';
 
@@ -73,20 +89,31 @@ export interface PoolFigures extends ContactCounts {
   progressStep: number;
   /** Senders not over yet (sending, waiting or stopped). */
   sendersLeft: number;
-  /** A sender the engine stopped (its number logged out, its media unreachable…), if any. */
+  /** A sender the engine stopped for the whole campaign (its media, ban signals…), if any. */
   stoppedSenderId: number | null;
+  /** A sender not lost yet whose number WhatsApp locked while it has cold contacts left. */
+  lockedSenderId: number | null;
+  /** A lost sender still holding contacts it cannot send: they go to the others. */
+  lostSenderId: number | null;
+  /** A lost sender whose cause is over: it takes its share again. */
+  rejoiningSenderId: number | null;
 }
 
-/** What the supervisor does with an ACTIVE pool. */
+/** What the supervisor does with an ACTIVE pool, the most pressing first. */
 export type PoolMove =
   | { kind: 'complete' }
   | { kind: 'stop'; senderId: number }
+  | { kind: 'lose'; senderId: number }
+  | { kind: 'fail_over'; senderId: number }
+  | { kind: 'rejoin'; senderId: number }
   | { kind: 'progress'; step: number }
   | { kind: 'none' };
 
 /**
- * A pool completes once all its senders are over, stops when the engine stopped one of them,
- * and otherwise tells its progress in 10 % steps, from its senders' sums.
+ * A pool completes once all its senders are over and stops when the engine stopped one of them
+ * for the whole campaign; a sender whose number is locked is lost, a lost sender's contacts go
+ * to the others (when none is left, the pool pauses: see SenderPools), a sender whose cause is
+ * over comes back; otherwise the pool tells its progress in 10 % steps, from its senders' sums.
  */
 export function poolMoveOf(pool: PoolFigures): PoolMove {
   if (pool.sendersLeft === 0) {
@@ -94,6 +121,15 @@ export function poolMoveOf(pool: PoolFigures): PoolMove {
   }
   if (pool.stoppedSenderId !== null) {
     return { kind: 'stop', senderId: pool.stoppedSenderId };
+  }
+  if (pool.lockedSenderId !== null) {
+    return { kind: 'lose', senderId: pool.lockedSenderId };
+  }
+  if (pool.lostSenderId !== null) {
+    return { kind: 'fail_over', senderId: pool.lostSenderId };
+  }
+  if (pool.rejoiningSenderId !== null) {
+    return { kind: 'rejoin', senderId: pool.rejoiningSenderId };
   }
   const step = progressStepOf(pool);
   return step > pool.progressStep ? { kind: 'progress', step } : { kind: 'none' };

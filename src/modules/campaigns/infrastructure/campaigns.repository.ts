@@ -219,6 +219,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
               min(min_interval) AS "shortestPauseSeconds"
          FROM campaigns
         WHERE company_id = $1 AND gateway_config_id = ANY($2::int[]) AND status = 'ACTIVE'
+          AND pool_id IS DISTINCT FROM id
         GROUP BY gateway_config_id`,
       [companyId, gatewayConfigIds],
     );

@@ -128,7 +128,7 @@ export class DeliveryReceiptsRepository {
                       JOIN campaign_contacts c ON c.campaign_id = k.id AND c.phone_number = ANY($3)
                      WHERE k.company_id = $1 AND k.gateway_config_id = $2 AND c.status = 'SENT'
                      ORDER BY c.sent_at DESC LIMIT 1)
-        RETURNING id AS "campaignId", automation_run_id AS "automationRunId"`,
+        RETURNING coalesce(pool_id, id) AS "campaignId", automation_run_id AS "automationRunId"`,
       [companyId, gatewayConfigId, phones],
     );
     return rows[0] ?? null;
@@ -146,7 +146,7 @@ export class DeliveryReceiptsRepository {
                                          AND waiting_reason = 'INSTANCE_NOT_PAIRED'
                                     THEN waiting_reason ELSE 'INSTANCE_DISCONNECTED' END,
               next_send_at = greatest(next_send_at, now() + make_interval(secs => $2))
-        WHERE gateway_config_id = $1 AND status = 'ACTIVE'
+        WHERE gateway_config_id = $1 AND status = 'ACTIVE' AND pool_id IS DISTINCT FROM id
         RETURNING id`,
       [gatewayConfigId, recheckSeconds],
     );
@@ -159,17 +159,19 @@ export class DeliveryReceiptsRepository {
       this.dataSource,
       `UPDATE campaigns SET next_send_at = now()
         WHERE gateway_config_id = $1 AND status = 'ACTIVE' AND disconnected_since IS NOT NULL
+          AND pool_id IS DISTINCT FROM id
         RETURNING id`,
       [gatewayConfigId],
     );
     return rows.length;
   }
 
-  /** Campaigns that can still send through the configuration (ACTIVE or PAUSED). */
+  /** Campaigns that can still send through the configuration (ACTIVE or PAUSED; a pool's senders). */
   async liveCampaignIds(gatewayConfigId: number): Promise<number[]> {
     const rows = await queryRows<{ id: number }>(
       this.dataSource,
-      `SELECT id FROM campaigns WHERE gateway_config_id = $1 AND status IN ('ACTIVE', 'PAUSED')`,
+      `SELECT id FROM campaigns WHERE gateway_config_id = $1 AND status IN ('ACTIVE', 'PAUSED')
+          AND pool_id IS DISTINCT FROM id`,
       [gatewayConfigId],
     );
     return rows.map((row) => row.id);

@@ -58,6 +58,8 @@ export const CAMPAIGN_MOVE = {
   complete: CAMPAIGN_LIFECYCLE.sql('complete'),
   fail: CAMPAIGN_LIFECYCLE.sql('fail'),
   pause: CAMPAIGN_LIFECYCLE.sql('pause'),
+  /** A pool's lost sender left with nothing to finish ends with its pool (sender-pools). */
+  cancelLost: CAMPAIGN_LIFECYCLE.sql('cancel'),
 };
 
 /** Whether the contact row `c` is on its company's active block list, when the company uses one. */

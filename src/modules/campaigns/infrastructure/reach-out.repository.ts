@@ -112,8 +112,8 @@ export class ReachOutRepository {
          UPDATE campaigns k SET replied_contacts = replied_contacts + n.replies
            FROM (SELECT campaign_id, count(*)::int AS replies FROM replied GROUP BY campaign_id) n
           WHERE k.id = n.campaign_id
-          RETURNING k.id, k.automation_run_id)
-       SELECT r.ref, r.campaign_id AS "campaignId", counted.automation_run_id AS "automationRunId",
+          RETURNING k.id, k.automation_run_id, coalesce(k.pool_id, k.id) AS shown_id)
+       SELECT r.ref, counted.shown_id AS "campaignId", counted.automation_run_id AS "automationRunId",
               r.phone_number AS "phoneNumber", r.at AS "repliedAt"
          FROM replied r JOIN counted ON counted.id = r.campaign_id`,
       [
@@ -132,7 +132,7 @@ export class ReachOutRepository {
     await execute(
       tx,
       `UPDATE campaigns SET waiting_reason = '${REACHOUT_LOCKED}', next_send_at = greatest(next_send_at, $2)
-        WHERE gateway_config_id = $1 AND status = 'ACTIVE'`,
+        WHERE gateway_config_id = $1 AND status = 'ACTIVE' AND pool_id IS DISTINCT FROM id`,
       [gatewayConfigId, until],
     );
   }
@@ -142,7 +142,8 @@ export class ReachOutRepository {
     await execute(
       this.dataSource,
       `UPDATE campaigns SET next_send_at = now(), waiting_reason = NULL
-        WHERE gateway_config_id = ANY($1::int[]) AND status = 'ACTIVE' AND waiting_reason = '${REACHOUT_LOCKED}'`,
+        WHERE gateway_config_id = ANY($1::int[]) AND status = 'ACTIVE' AND waiting_reason = '${REACHOUT_LOCKED}'
+          AND pool_id IS DISTINCT FROM id`,
       [gatewayConfigIds],
     );
   }
@@ -158,7 +159,10 @@ export class ReachOutRepository {
       tx,
       `SELECT id, name, automation_run_id AS "automationRunId", notification_phone AS "notificationPhone"
          FROM campaigns
-        WHERE gateway_config_id = $1 AND status IN ('ACTIVE', 'PAUSED') AND notification_phone IS NOT NULL`,
+        WHERE id IN (SELECT coalesce(s.pool_id, s.id) FROM campaigns s
+                      WHERE s.gateway_config_id = $1 AND s.status IN ('ACTIVE', 'PAUSED')
+                        AND s.pool_id IS DISTINCT FROM s.id)
+          AND notification_phone IS NOT NULL`,
       [gatewayConfigId],
     );
   }

@@ -6,7 +6,9 @@ import { CAMPAIGN_LIFECYCLE, type CampaignAction } from '../domain/campaign-stat
 import type { CampaignCounters } from '../domain/dispatch-records';
 import { SENDER_ENDED_STATUSES, type PoolFigures, type PoolSender } from '../domain/sender-pool';
 import { warmSql } from './campaigns.repository';
-import { CAMPAIGN_MOVE } from './dispatch.sql';
+import { CAMPAIGN_MOVE, UNFINISHED } from './dispatch.sql';
+import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
+import { SENDER_CAUSE_OVER, STRANDED_BY_LOSS } from './sender-failover.repository';
 
 /** The NOTIFY channel that wakes the pools' supervisor: a sender ended or stopped. */
 export const SENDER_POOLS_CHANNEL = 'sender_pools';
@@ -23,8 +25,23 @@ const POOL_COUNTER_SUMS = `
   coalesce(sum(s.read_contacts), 0)::int AS "readContacts",
   coalesce(sum(s.replied_contacts), 0)::int AS "repliedContacts"`;
 
+/** The first sender `s` of the group for which `condition` holds, or null. */
+const firstSender = (condition: string): string =>
+  `(array_agg(s.id ORDER BY s.id) FILTER (WHERE ${condition}))[1]`;
+
+/** Sender `s` has a contact `c` PENDING for which `condition` holds (the pending index, by key). */
+const holdsContacts = (condition: string): string =>
+  `EXISTS (SELECT 1 FROM campaign_contacts c WHERE c.campaign_id = s.id AND c.status = 'PENDING' AND (${condition}))`;
+
 /** SENDER_ENDED_STATUSES as SQL literals (from the domain, never from input). */
 const FINAL = SENDER_ENDED_STATUSES.map((status) => `'${status}'`).join(', ');
+
+/**
+ * Sender `s` still has work: not ended, and not a lost sender left with nothing of its own to
+ * finish (its PENDING contacts went to the others; one SENDING or UNCERTAIN still counts).
+ */
+const SENDER_LEFT = `(s.status NOT IN (${FINAL}) AND NOT (s.sender_lost_at IS NOT NULL AND NOT EXISTS (
+  SELECT 1 FROM campaign_contacts c WHERE c.campaign_id = s.id AND c.status IN (${UNFINISHED}))))`;
 
 /** The columns each move of a person writes on the senders (the pool's entity writes its own). */
 const SENDER_MOVES: Partial<Record<CampaignAction, string>> = {
@@ -47,6 +64,11 @@ const SENDER_MOVES: Partial<Record<CampaignAction, string>> = {
 export class SenderPoolsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Wakes the dispatch workers once the transaction commits: senders have contacts to send. */
+  async announceDispatch(tx: Transaction): Promise<void> {
+    await execute(tx, `SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
+  }
+
   /** Wakes the supervisor once the transaction commits. */
   async announce(tx: Transaction): Promise<void> {
     await execute(tx, `SELECT pg_notify($1, '')`, [SENDER_POOLS_CHANNEL]);
@@ -57,9 +79,14 @@ export class SenderPoolsRepository {
     return queryRows<PoolFigures>(
       this.dataSource,
       `SELECT p.id, p.progress_step AS "progressStep", ${POOL_COUNTER_SUMS},
-              count(*) FILTER (WHERE s.status NOT IN (${FINAL}))::int AS "sendersLeft",
-              (array_agg(s.id ORDER BY s.id) FILTER (WHERE s.status = 'PAUSED'))[1] AS "stoppedSenderId"
+              count(*) FILTER (WHERE ${SENDER_LEFT})::int AS "sendersLeft",
+              ${firstSender(`s.status = 'PAUSED' AND s.sender_lost_at IS NULL`)} AS "stoppedSenderId",
+              ${firstSender(`s.status = 'ACTIVE' AND s.sender_lost_at IS NULL AND g.reachout_lock_scope IS NOT NULL
+                             AND ${holdsContacts(`g.reachout_lock_scope = 'ALL' OR NOT c.warm`)}`)} AS "lockedSenderId",
+              ${firstSender(`s.sender_lost_at IS NOT NULL AND ${holdsContacts(STRANDED_BY_LOSS)}`)} AS "lostSenderId",
+              ${firstSender(SENDER_CAUSE_OVER)} AS "rejoiningSenderId"
          FROM campaigns p JOIN campaigns s ON s.pool_id = p.id AND s.id <> p.id
+         LEFT JOIN gateway_configs g ON g.id = s.gateway_config_id
         WHERE p.pool_id = p.id AND p.status = 'ACTIVE' AND p.id > $1
         GROUP BY p.id ORDER BY p.id LIMIT $2`,
       [afterId, limit],
@@ -89,15 +116,19 @@ export class SenderPoolsRepository {
     const rows = await queryRows<CampaignCounters>(
       tx,
       `WITH sums AS (
-         SELECT ${POOL_COUNTER_SUMS}, count(*) FILTER (WHERE s.status NOT IN (${FINAL})) AS left
-           FROM ${SENDERS_OF_POOL})
+         SELECT ${POOL_COUNTER_SUMS}, count(*) FILTER (WHERE ${SENDER_LEFT}) AS senders_left
+           FROM ${SENDERS_OF_POOL}),
+       lost_left AS (
+         UPDATE campaigns s SET status = ${CAMPAIGN_MOVE.cancelLost.to}, completed_at = now(), next_send_at = NULL
+          WHERE s.pool_id = $1 AND s.id <> $1 AND s.sender_lost_at IS NOT NULL
+            AND s.status IN (${CAMPAIGN_MOVE.cancelLost.from}) AND (SELECT senders_left FROM sums) = 0)
        UPDATE campaigns p
           SET status = ${CAMPAIGN_MOVE.complete.to}, completed_at = now(), next_send_at = NULL, updated_at = now(),
               total_contacts = sums."totalContacts", sent_contacts = sums."sentContacts",
               failed_contacts = sums."failedContacts", delivered_contacts = sums."deliveredContacts",
               read_contacts = sums."readContacts", replied_contacts = sums."repliedContacts"
          FROM sums
-        WHERE p.id = $1 AND p.status IN (${CAMPAIGN_MOVE.complete.from}) AND sums.left = 0
+        WHERE p.id = $1 AND p.status IN (${CAMPAIGN_MOVE.complete.from}) AND sums.senders_left = 0
         RETURNING sums.*, p.progress_step AS "progressStep", p.status`,
       [poolId],
     );
@@ -263,6 +294,55 @@ export class SenderPoolsRepository {
          FROM ${SENDERS_OF_POOL} ORDER BY s.id FOR UPDATE`,
       [poolId],
     );
+  }
+
+  /** One sender as a lost one is told of: its number and why it was lost. */
+  async senderOf(
+    tx: Transaction,
+    senderId: number,
+  ): Promise<{ gatewayConfigId: number; instance: string; reason: string; lostAt: Date }> {
+    const rows = await queryRows<{
+      gatewayConfigId: number;
+      instance: string;
+      reason: string;
+      lostAt: Date;
+    }>(
+      tx,
+      `SELECT gateway_config_id AS "gatewayConfigId", gateway_instance AS instance,
+              coalesce(sender_lost_reason, pause_reason, '') AS reason, coalesce(sender_lost_at, now()) AS "lostAt"
+         FROM campaigns WHERE id = $1`,
+      [senderId],
+    );
+    return rows[0];
+  }
+
+  /** The configuration of the pool's first sender still sending, for its notices (null: none). */
+  async sendingConfig(tx: Transaction, poolId: number): Promise<number | null> {
+    const rows = await queryRows<{ id: number }>(
+      tx,
+      `SELECT s.gateway_config_id AS id FROM ${SENDERS_OF_POOL}
+          AND s.sender_lost_at IS NULL AND s.status = 'ACTIVE' ORDER BY s.id LIMIT 1`,
+      [poolId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** A pool paused for want of senders becomes ACTIVE again, with its senders not lost. */
+  async resume(tx: Transaction, poolId: number): Promise<boolean> {
+    const move = CAMPAIGN_LIFECYCLE.sql('resume');
+    const rows = await queryRows<{ id: number }>(
+      tx,
+      `UPDATE campaigns SET status = ${move.to}, paused_at = NULL, pause_reason = NULL, sender_lost_at = NULL,
+              updated_at = now()
+        WHERE id = $1 AND status IN (${move.from}) AND sender_lost_at IS NOT NULL
+        RETURNING id`,
+      [poolId],
+    );
+    if (rows.length === 0) {
+      return false;
+    }
+    await this.moveSenders(tx, poolId, 'resume');
+    return true;
   }
 
   /** The senders of these pools, each pool's in the order they were given. */

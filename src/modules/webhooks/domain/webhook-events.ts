@@ -9,6 +9,7 @@ export const WEBHOOK_EVENTS = [
   'campaign.failed',
   'campaign.paused',
   'campaign.retried',
+  'campaign.sender_lost',
   'contact.opted_out',
   'contact.replied',
   'gateway.restricted',
