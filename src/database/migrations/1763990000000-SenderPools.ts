@@ -49,9 +49,11 @@ export class SenderPools1763990000000 implements MigrationInterface {
     await q.query(`
       CREATE INDEX contact_conversations_phone_idx ON contact_conversations (phone_key, last_inbound_at DESC)`);
     await this.readyAt(q, `AND d.pool_id IS DISTINCT FROM d.id`);
+    await this.readyTriggers(q, (row) => `AND ${row}.pool_id IS DISTINCT FROM ${row}.id`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await this.readyTriggers(q, () => '');
     await this.readyAt(q, '');
     await q.query(`DROP INDEX contact_conversations_phone_idx`);
     await q.query(`DROP TABLE contact_senders`);
@@ -60,6 +62,39 @@ export class SenderPools1763990000000 implements MigrationInterface {
     await q.query(`
       ALTER TABLE campaigns DROP COLUMN sender_lost_cause, DROP COLUMN sender_lost_reason,
         DROP COLUMN sender_lost_at, DROP COLUMN pool_id`);
+  }
+
+  /**
+   * The triggers of PaceInstancesNotCampaigns that keep an instance's ready_at, with `filter`
+   * on the campaign row: a pool's own row never sends, so its moves must not lock its first
+   * sender's instance row (a person's pause locks the pool's row, then its senders', while a
+   * sender's delivery locks its row, then its instance's).
+   */
+  private async readyTriggers(q: QueryRunner, filter: (row: string) => string): Promise<void> {
+    await q.query(`DROP TRIGGER campaigns_instance_ready_on_insert ON campaigns`);
+    await q.query(`DROP TRIGGER campaigns_instance_ready_on_delete ON campaigns`);
+    await q.query(`DROP TRIGGER campaigns_instance_ready_on_update ON campaigns`);
+    await q.query(`
+      CREATE TRIGGER campaigns_instance_ready_on_insert
+        AFTER INSERT ON campaigns
+        FOR EACH ROW WHEN (NEW.status = 'ACTIVE' ${filter('NEW')})
+        EXECUTE FUNCTION campaigns_instance_ready_changed()`);
+    await q.query(`
+      CREATE TRIGGER campaigns_instance_ready_on_delete
+        AFTER DELETE ON campaigns
+        FOR EACH ROW WHEN (OLD.status = 'ACTIVE' ${filter('OLD')})
+        EXECUTE FUNCTION campaigns_instance_ready_changed()`);
+    await q.query(`
+      CREATE TRIGGER campaigns_instance_ready_on_update
+        AFTER UPDATE OF status, next_send_at, gateway_config_id, min_interval, max_interval ON campaigns
+        FOR EACH ROW
+        WHEN ((OLD.status = 'ACTIVE' OR NEW.status = 'ACTIVE') ${filter('NEW')}
+              AND (OLD.status IS DISTINCT FROM NEW.status
+                   OR OLD.next_send_at IS DISTINCT FROM NEW.next_send_at
+                   OR OLD.gateway_config_id IS DISTINCT FROM NEW.gateway_config_id
+                   OR OLD.min_interval IS DISTINCT FROM NEW.min_interval
+                   OR OLD.max_interval IS DISTINCT FROM NEW.max_interval))
+        EXECUTE FUNCTION campaigns_instance_ready_changed()`);
   }
 
   /** instance_ready_at of PaceInstancesNotCampaigns, with `filter` on its campaigns `d`. */

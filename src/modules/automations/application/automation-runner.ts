@@ -92,13 +92,13 @@ export class AutomationRunner {
         dedupCooldownDays: automation.dedupCooldownDays,
         sendLimit: automation.sendLimitPerRun,
         contactsInsertSql: (source, campaignIdParam, companyIdParam) =>
-          this.campaignRuns.contactsInsertSql(source, campaignIdParam, companyIdParam),
+          this.campaignRuns.contactsInsertSql(campaign, source, campaignIdParam, companyIdParam),
       });
       await this.runs.recordSelection(tx, runId, { ...counts, campaignId: campaign.id });
       if (counts.selected === 0) {
         await this.finishEmpty(tx, automation, campaign.id, runId);
       } else {
-        await this.campaignRuns.launch(tx, campaign.id, counts.selected);
+        await this.campaignRuns.launch(tx, campaign, counts.selected);
       }
       this.logger.log(
         { automationId: automation.id, runId, trigger, ...counts },

@@ -34,27 +34,37 @@ export class CampaignPools {
     contacts: { phones: string[]; names: string[] },
     applyBlockList: boolean,
   ): Promise<number> {
-    await this.campaigns.save(tx, pool);
-    pool.poolId = pool.id;
-    const senders: Campaign[] = [];
-    for (const config of configs) {
-      senders.push(await this.campaigns.save(tx, senderOf(pool, config)));
-    }
-    const perSender = await this.pools.insertContacts(
+    await this.saveWithSenders(tx, pool, configs);
+    const inserted = await this.pools.insertContacts(
       tx,
       pool.companyId,
-      senders.map((s) => ({ campaignId: s.id, gatewayConfigId: s.gatewayConfigId })),
+      pool.id,
       contacts,
       applyBlockList,
     );
-    const inserted = perSender.reduce((sum, s) => sum + s.contacts, 0);
     if (inserted === 0) {
       throw new NoValidContactsError('Todos os contatos válidos estão na lista de bloqueio');
     }
     pool.totalContacts = inserted;
     pool.blockedContactsRemoved = contacts.phones.length - inserted;
-    await this.pools.setContactCounts(tx, pool.id, perSender, pool.blockedContactsRemoved);
+    await this.pools.setContactCounts(tx, pool.id, pool.blockedContactsRemoved);
     return inserted;
+  }
+
+  /**
+   * Saves the pool `pool` (not saved yet) and one sender per configuration, in their order; the
+   * pool's row becomes the pool with its contact counts (SenderPoolsRepository.setContactCounts).
+   */
+  async saveWithSenders(
+    tx: Transaction,
+    pool: Campaign,
+    configs: readonly GatewayConfigSummary[],
+  ): Promise<void> {
+    await this.campaigns.save(tx, pool);
+    pool.poolId = pool.id;
+    for (const config of configs) {
+      await this.campaigns.save(tx, senderOf(pool, config));
+    }
   }
 
   /**

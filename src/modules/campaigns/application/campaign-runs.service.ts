@@ -2,6 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { Campaign, NewCampaign } from '../domain/campaign.entity';
 import { CampaignsRepository } from '../infrastructure/campaigns.repository';
+import { SenderPoolsRepository } from '../infrastructure/sender-pools.repository';
+import type { GatewayConfigSummary } from '../../gateway/application/gateway-configs.service';
+import { isPool } from '../domain/sender-pool';
+import { CampaignPools } from './campaign-pools';
 
 /**
  * Campaigns that carry another module's sends (an automation run's): the automations module
@@ -11,23 +15,56 @@ import { CampaignsRepository } from '../infrastructure/campaigns.repository';
  */
 @Injectable()
 export class CampaignRuns {
-  constructor(private readonly campaigns: CampaignsRepository) {}
+  constructor(
+    private readonly campaigns: CampaignsRepository,
+    private readonly pools: CampaignPools,
+    private readonly poolRows: SenderPoolsRepository,
+  ) {}
 
-  /** Creates the run's campaign (ACTIVE, no contacts yet). */
-  open(tx: Transaction, props: NewCampaign, runId: string, now: Date): Promise<Campaign> {
+  /**
+   * Creates the run's campaign (ACTIVE, no contacts yet): on one number (`gateway` of
+   * `props`), or on a pool of them when `pool` names more than its configuration
+   * (domain/sender-pool.ts; `pool` in order, its first is `props.gateway`).
+   */
+  async open(
+    tx: Transaction,
+    props: NewCampaign,
+    runId: string,
+    now: Date,
+    pool: readonly GatewayConfigSummary[] | null = null,
+  ): Promise<Campaign> {
     const campaign = Campaign.create(props, now);
     campaign.automationRunId = runId;
+    if (pool) {
+      await this.pools.saveWithSenders(tx, campaign, pool);
+      return campaign;
+    }
     return this.campaigns.save(tx, campaign);
   }
 
-  /** See CampaignsRepository.contactsInsertSql: the one way another module adds contacts. */
-  contactsInsertSql(source: string, campaignIdParam: string, companyIdParam: string): string {
-    return this.campaigns.contactsInsertSql(source, campaignIdParam, companyIdParam);
+  /**
+   * The one way another module adds contacts: an INSERT of the rows of the CTE `source`
+   * (columns id, phone, name) as the campaign's contacts, in `source`'s id order, one row
+   * RETURNED per contact; on a pool, each given to one sender (poolContactsInsertSql).
+   */
+  contactsInsertSql(
+    campaign: Campaign,
+    source: string,
+    campaignIdParam: string,
+    companyIdParam: string,
+  ): string {
+    return isPool(campaign)
+      ? this.poolRows.contactsInsertSql(source, campaignIdParam, companyIdParam)
+      : this.campaigns.contactsInsertSql(source, campaignIdParam, companyIdParam);
   }
 
   /** Sets the number of contacts and wakes the dispatch loops of every instance. */
-  async launch(tx: Transaction, campaignId: number, totalContacts: number): Promise<void> {
-    await this.campaigns.setContactCounts(tx, campaignId, totalContacts, 0);
+  async launch(tx: Transaction, campaign: Campaign, totalContacts: number): Promise<void> {
+    if (isPool(campaign)) {
+      await this.poolRows.setContactCounts(tx, campaign.id, 0);
+    } else {
+      await this.campaigns.setContactCounts(tx, campaign.id, totalContacts, 0);
+    }
     await this.campaigns.announce(tx);
   }
 

@@ -5,8 +5,8 @@ import { execute, onReadPool, queryRows } from '../../../database/query-rows';
 import { CAMPAIGN_LIFECYCLE, type CampaignAction } from '../domain/campaign-status';
 import type { CampaignCounters } from '../domain/dispatch-records';
 import { SENDER_ENDED_STATUSES, type PoolFigures, type PoolSender } from '../domain/sender-pool';
-import { warmSql } from './campaigns.repository';
 import { CAMPAIGN_MOVE, UNFINISHED } from './dispatch.sql';
+import { poolContactsInsertSql } from './pool-contacts.sql';
 import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
 import { SENDER_CAUSE_OVER, STRANDED_BY_LOSS } from './sender-failover.repository';
 
@@ -189,88 +189,55 @@ export class SenderPoolsRepository {
   }
 
   /**
-   * The pool's contacts in one statement, each given to one sender (its row's campaign_id), in
-   * the order given: the number the person last talked with (their latest conversation with one
-   * of the pool's numbers), else the one that last sent to them (contact_senders), else the
-   * next in turn among the senders not under a reach-out lock (all of them when every one is).
-   * Numbers on the company's active block list are left out when `applyBlockList`. Answers how
-   * many each sender got.
+   * The pool's contacts in one statement, each given to one sender (poolContactsInsertSql), in
+   * the order given; numbers on the company's active block list are left out when
+   * `applyBlockList`. Answers how many it holds.
    */
   async insertContacts(
     tx: Transaction,
     companyId: number,
-    senders: ReadonlyArray<{ campaignId: number; gatewayConfigId: number }>,
+    poolId: number,
     contacts: { phones: string[]; names: string[] },
     applyBlockList: boolean,
-  ): Promise<Array<{ campaignId: number; contacts: number }>> {
+  ): Promise<number> {
     // Standing alone, the NOT EXISTS is an anti-join (see CampaignsRepository.insertContacts).
     const notBlocked = applyBlockList
       ? `WHERE NOT EXISTS (SELECT 1 FROM blocked_contacts b
-                            WHERE b.company_id = $1 AND b.phone_number = i.phone AND b.is_active)`
+                            WHERE b.company_id = $2 AND b.phone_number = i.phone AND b.is_active)`
       : '';
-    return queryRows(
+    const rows = await queryRows<{ inserted: number }>(
       tx,
       `WITH input AS (
-         SELECT phone, name, ord FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(phone, name, ord)),
+         SELECT phone, name, ord AS id FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS u(phone, name, ord)),
        kept AS (SELECT i.* FROM input i ${notBlocked}),
-       senders AS (SELECT * FROM unnest($4::int[], $5::int[]) AS s(campaign_id, config_id)),
-       open_senders AS (
-         SELECT array_agg(s.config_id ORDER BY s.campaign_id) AS ids
-           FROM senders s JOIN gateway_configs g ON g.id = s.config_id
-          WHERE g.reachout_lock_scope IS NULL),
-       turns AS (SELECT CASE WHEN cardinality(ids) > 0 THEN ids ELSE $5::int[] END AS ids FROM open_senders),
-       placed AS (
-         SELECT k.phone, k.name, k.ord, coalesce(
-                  (SELECT v.gateway_config_id FROM contact_conversations v
-                    WHERE v.phone_key = phone_match_key(k.phone) AND v.gateway_config_id = ANY($5::int[])
-                    ORDER BY v.last_inbound_at DESC LIMIT 1),
-                  (SELECT cs.gateway_config_id FROM contact_senders cs
-                    WHERE cs.company_id = $1 AND cs.phone_key = phone_match_key(k.phone)
-                      AND cs.gateway_config_id = ANY($5::int[]))) AS kept_by
-           FROM kept k),
-       numbered AS (
-         SELECT p.*, row_number() OVER (PARTITION BY p.kept_by IS NULL ORDER BY p.ord) AS turn FROM placed p),
-       inserted AS (
-         INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
-         SELECT s.campaign_id, $1, x.phone, x.name, ${warmSql('x.phone', 's.config_id', '$1')}
-           FROM numbered x CROSS JOIN turns t
-           JOIN senders s ON s.config_id = coalesce(x.kept_by, t.ids[((x.turn - 1) % cardinality(t.ids)) + 1])
-          ORDER BY x.ord
-         RETURNING campaign_id)
-       SELECT s.campaign_id AS "campaignId", count(i.campaign_id)::int AS contacts
-         FROM senders s LEFT JOIN inserted i ON i.campaign_id = s.campaign_id
-        GROUP BY s.campaign_id ORDER BY s.campaign_id`,
-      [
-        companyId,
-        contacts.phones,
-        contacts.names,
-        senders.map((s) => s.campaignId),
-        senders.map((s) => s.gatewayConfigId),
-      ],
+       inserted AS (${poolContactsInsertSql('kept', '$1', '$2')})
+       SELECT count(*)::int AS inserted FROM inserted`,
+      [poolId, companyId, contacts.phones, contacts.names],
     );
+    return rows[0].inserted;
   }
 
-  /** Each sender's contacts, and the pool's: its senders' sum and the numbers the block list left out. */
-  async setContactCounts(
-    tx: Transaction,
-    poolId: number,
-    perSender: ReadonlyArray<{ campaignId: number; contacts: number }>,
-    blockedRemoved: number,
-  ): Promise<void> {
+  /** See poolContactsInsertSql: for a caller's set-based selection (an automation's run). */
+  contactsInsertSql(source: string, poolIdParam: string, companyIdParam: string): string {
+    return poolContactsInsertSql(source, poolIdParam, companyIdParam);
+  }
+
+  /**
+   * Each sender's contacts as counted now, and the pool's: its senders' sum and the numbers
+   * the block list left out. The pool's row becomes the pool (pool_id, its own id).
+   */
+  async setContactCounts(tx: Transaction, poolId: number, blockedRemoved: number): Promise<void> {
     await execute(
       tx,
-      `WITH counts AS (SELECT * FROM unnest($2::int[], $3::int[]) AS c(id, contacts)),
-       senders AS (
-         UPDATE campaigns s SET total_contacts = counts.contacts FROM counts WHERE s.id = counts.id RETURNING 1)
-       UPDATE campaigns SET pool_id = id, total_contacts = (SELECT sum(contacts) FROM counts),
-              blocked_contacts_removed = $4
-        WHERE id = $1 AND EXISTS (SELECT count(*) FROM senders)`,
-      [
-        poolId,
-        perSender.map((s) => s.campaignId),
-        perSender.map((s) => s.contacts),
-        blockedRemoved,
-      ],
+      `WITH counted AS (
+         UPDATE campaigns s
+            SET total_contacts = (SELECT count(*) FROM campaign_contacts c WHERE c.campaign_id = s.id)
+          WHERE s.pool_id = $1 AND s.id <> $1
+          RETURNING s.total_contacts)
+       UPDATE campaigns SET pool_id = id, total_contacts = (SELECT coalesce(sum(total_contacts), 0) FROM counted),
+              blocked_contacts_removed = $2
+        WHERE id = $1`,
+      [poolId, blockedRemoved],
     );
   }
 
