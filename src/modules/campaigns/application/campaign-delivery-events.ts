@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { SenderFailoverRepository } from '../infrastructure/sender-failover.repository';
 import { Metrics } from '../../../common/metrics/metrics';
 import type { ReachOutSettings } from '../../../common/messaging/reach-out';
 import type { Transaction } from '../../../common/persistence/transaction';
@@ -45,6 +46,7 @@ export class CampaignDeliveryEvents implements OnModuleInit {
     private readonly notices: NoticeQueue,
     private readonly metrics: Metrics,
     private readonly config: AppConfig,
+    private readonly failover: SenderFailoverRepository,
   ) {}
 
   onModuleInit(): void {
@@ -168,6 +170,8 @@ export class CampaignDeliveryEvents implements OnModuleInit {
    * and resumes (an automation's run, which nobody resumes, fails instead).
    */
   async instanceLoggedOut(gatewayConfigId: number): Promise<void> {
+    // A pool's senders on it are lost, even one done with its share: no contact goes to them.
+    await this.failover.markLostOnInstance(gatewayConfigId, LOGGED_OUT_REASON);
     for (const campaignId of await this.receipts.liveCampaignIds(gatewayConfigId)) {
       await this.dispatcher.pauseCampaignNow(campaignId, LOGGED_OUT_REASON);
     }

@@ -10,10 +10,8 @@ import { BackgroundWorker, WorkerContext } from '../../../common/work/background
 import type { CampaignCounters, DispatchCampaign } from '../domain/dispatch-records';
 import { PoolFigures, PoolMove, poolMoveOf } from '../domain/sender-pool';
 import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
-import {
-  SENDER_POOLS_CHANNEL,
-  SenderPoolsRepository,
-} from '../infrastructure/sender-pools.repository';
+import { SenderPoolsRepository } from '../infrastructure/sender-pools.repository';
+import { SENDER_POOLS_CHANNEL } from './ports/dispatch-channel';
 import { CampaignEngineTransitions } from './campaign-engine-transitions';
 
 /** ACTIVE pools read per statement: a step reads them all, page after page. */

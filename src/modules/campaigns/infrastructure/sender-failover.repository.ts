@@ -5,6 +5,7 @@ import { execute, queryRows } from '../../../database/query-rows';
 import { CAMPAIGN_LIFECYCLE } from '../domain/campaign-status';
 import type { SenderLoss } from '../domain/sender-pool';
 import { warmSql } from './campaigns.repository';
+import { SENDER_POOLS_CHANNEL } from '../application/ports/dispatch-channel';
 
 const RESUME = CAMPAIGN_LIFECYCLE.sql('resume');
 /** A sender that had ended its share sends again once it is given more: retry's move. */
@@ -82,6 +83,26 @@ export class SenderFailoverRepository {
         WHERE id = $1 AND sender_lost_at IS NULL`,
       [senderId, reason, cause],
     );
+  }
+
+  /**
+   * The instance logged out: every pool sender of it not lost yet is lost, one done with its
+   * share too (a failover would hand it contacts again otherwise). Answers how many; the caller
+   * wakes the supervisor.
+   */
+  async markLostOnInstance(gatewayConfigId: number, reason: string): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `UPDATE campaigns SET sender_lost_at = now(), sender_lost_reason = left($2, 300), sender_lost_cause = 'GATEWAY'
+        WHERE gateway_config_id = $1 AND pool_id IS NOT NULL AND pool_id <> id AND sender_lost_at IS NULL
+          AND status IN ('ACTIVE', 'PAUSED', 'COMPLETED')
+        RETURNING id`,
+      [gatewayConfigId, reason],
+    );
+    if (rows.length > 0) {
+      await this.dataSource.query(`SELECT pg_notify($1, '')`, [SENDER_POOLS_CHANNEL]);
+    }
+    return rows.length;
   }
 
   /**

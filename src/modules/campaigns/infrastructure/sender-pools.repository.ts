@@ -7,11 +7,8 @@ import type { CampaignCounters } from '../domain/dispatch-records';
 import { SENDER_ENDED_STATUSES, type PoolFigures, type PoolSender } from '../domain/sender-pool';
 import { CAMPAIGN_MOVE, UNFINISHED } from './dispatch.sql';
 import { poolContactsInsertSql } from './pool-contacts.sql';
-import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
+import { DISPATCH_CHANNEL, SENDER_POOLS_CHANNEL } from '../application/ports/dispatch-channel';
 import { SENDER_CAUSE_OVER, STRANDED_BY_LOSS } from './sender-failover.repository';
-
-/** The NOTIFY channel that wakes the pools' supervisor: a sender ended or stopped. */
-export const SENDER_POOLS_CHANNEL = 'sender_pools';
 
 /** The senders of pool `$1` (its own row left out), as the alias `s`. */
 const SENDERS_OF_POOL = `campaigns s WHERE s.pool_id = $1 AND s.id <> $1`;
