@@ -9,6 +9,7 @@ const ALL_EVENTS = [
   'campaign.failed',
   'campaign.paused',
   'campaign.retried',
+  'campaign.sender_lost',
   'contact.opted_out',
   'contact.replied',
   'gateway.restricted',
@@ -201,7 +202,7 @@ describe('webhook configuration', () => {
       [
         'an unknown event',
         { url: HOOK_URL, events: ['campaign.started', 'campaign.deleted'] },
-        /events=cada evento deve ser um de: campaign.started, campaign.progress, campaign.completed, campaign.failed, campaign.paused, campaign.retried, contact.opted_out/,
+        /events=cada evento deve ser um de: campaign.started, campaign.progress, campaign.completed, campaign.failed, campaign.paused, campaign.retried, campaign.sender_lost, contact.opted_out/,
       ],
       [
         'an event in another case',
