@@ -18,6 +18,10 @@ const DB_MS_PER_MESSAGE_TARGET = 2;
 const CONCURRENT_MESSAGES_PER_SECOND_TARGET = 500;
 
 const BLOCKED_NUMBERS = 100_000;
+/** Sender pools: 100,000 contacts on 10 numbers within this many times the time on one. */
+const POOL_SENDERS = 10;
+const POOL_CREATION_RATIO_TARGET = 1.2;
+const POOL_CREATION_ROUNDS = 3;
 const CREATE_10K_ROUNDS = 7;
 
 const phoneOf = (i: number): string => `55119${String(10_000_000 + i).padStart(8, '0')}`;
@@ -100,6 +104,9 @@ export default defineBenchmark({
     await fake.start();
     context.onCleanup(() => fake.stop());
     fake.addInstance('bench', { apiKey: 'bench-key', state: 'open' });
+    for (let i = 0; i < POOL_SENDERS; i += 1) {
+      fake.addInstance(`bench-pool-${i}`, { apiKey: 'bench-key', state: 'open' });
+    }
     const service = await context.startApp({
       env: { ROLE: 'all', CAMPAIGN_CREATIONS_PER_HOUR: '1000000' },
     });
@@ -121,6 +128,14 @@ export default defineBenchmark({
       });
       rows.push(...creation.rows);
       checks.push(...creation.checks);
+      const pooled = await measurePoolCreation(context, {
+        baseUrl: service.baseUrl,
+        headers,
+        gateway,
+        gatewayUrl: fake.url,
+      });
+      rows.push(...pooled.rows);
+      checks.push(...pooled.checks);
     }
     if (parts.includes('dispatch')) {
       const dispatching = await measureDispatch(context, service.baseUrl, headers, gateway, fake);
@@ -135,6 +150,7 @@ export default defineBenchmark({
         'Bare insert: INSERT INTO campaign_contacts SELECT FROM unnest($phones, $names) of the same number of rows, same database, same run.',
         'Peak RSS: this process (application + client building the 5.4 MB body), sampled every 10 ms during the 100k request.',
         'Dispatch: zero intervals, fake Evolution API on 127.0.0.1 answering at once; messages/s from the first send to the last. DB CPU ms per message: CPU time of the PostgreSQL server processes on this machine from the moment every campaign was created to the last send (utime + stime from /proc), divided by the messages sent in that time. Query latency per message: every pg query of the process timed from send to result, summed, divided by the messages — with many campaigns at once it includes the time queries wait for a connection and a CPU, so it is not a cost.',
+        `Pool: ${POOL_SENDERS} saved configurations of the same company (each its own instance of the fake), 100,000 new contacts (nobody has talked with or been sent by any of them: every contact takes the round-robin turn), scheduled in 2099; the same body with one saved configuration (gatewayConfigId) as the single-sender time; ${POOL_CREATION_ROUNDS} rounds each, alternating, medians.`,
         'BENCH_CAMPAIGNS_PARTS=creation or =dispatch runs one part only.',
       ],
     };
@@ -403,4 +419,72 @@ function postgresCpuMsBetween(before: Map<string, number>, after: Map<string, nu
     ticks += used - (before.get(pid) ?? 0);
   }
   return (ticks / ticksPerSecond) * 1000;
+}
+
+/**
+ * 100,000 contacts on a pool of POOL_SENDERS numbers against the same on one saved number: the
+ * pool's creation saves a row per sender and gives each contact its sender in the insert.
+ */
+async function measurePoolCreation(
+  context: BenchContext,
+  api: CampaignApi & { gatewayUrl: string },
+): Promise<{ rows: ResultRow[]; checks: Check[] }> {
+  const configIds: number[] = [];
+  for (let i = 0; i < POOL_SENDERS; i += 1) {
+    const saved = await requestJson(`${api.baseUrl}/api/gateway-configs`, {
+      method: 'POST',
+      headers: api.headers,
+      body: JSON.stringify({
+        name: `Pool ${i}`,
+        url: api.gatewayUrl,
+        apiKey: 'bench-key',
+        instance: `bench-pool-${i}`,
+      }),
+    });
+    configIds.push(saved.id as number);
+  }
+  const create = async (round: number, senders: Record<string, unknown>): Promise<number> => {
+    const body = JSON.stringify({
+      name: 'Bench pool',
+      message: 'Olá {PrimeiroNome}!',
+      contacts: contacts(100_000, 2_000_000 + round * 100_000),
+      scheduledFor: '2099-01-01T09:00:00',
+      ...senders,
+    });
+    const started = performance.now();
+    await requestJson(`${api.baseUrl}/api/campaigns`, {
+      method: 'POST',
+      headers: api.headers,
+      body,
+    });
+    return performance.now() - started;
+  };
+  const single: number[] = [];
+  const pooled: number[] = [];
+  for (let round = 0; round < POOL_CREATION_ROUNDS; round += 1) {
+    context.log(`pool creation round ${round + 1} of ${POOL_CREATION_ROUNDS}`);
+    single.push(await create(round * 2, { gatewayConfigId: configIds[0] }));
+    pooled.push(await create(round * 2 + 1, { gatewayConfigIds: configIds }));
+  }
+  const ratio = median(pooled) / median(single);
+  return {
+    rows: [
+      {
+        measure: 'create 100,000 contacts on 1 saved number (median)',
+        ms: Math.round(median(single)),
+      },
+      {
+        measure: `create 100,000 contacts on a pool of ${POOL_SENDERS} (median)`,
+        ms: Math.round(median(pooled)),
+        ratio: +ratio.toFixed(2),
+      },
+    ],
+    checks: [
+      {
+        name: `pool of ${POOL_SENDERS} within ${POOL_CREATION_RATIO_TARGET}× one number: ${POOL_CREATION_RATIO_TARGET} − ratio`,
+        value: POOL_CREATION_RATIO_TARGET - ratio,
+        atLeast: 0,
+      },
+    ],
+  };
 }

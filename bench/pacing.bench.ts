@@ -41,12 +41,15 @@ interface PacingSettings {
   warmupSeconds: number;
   durationSeconds: number;
   workerCounts: number[];
+  /** Senders per pool campaign (1: every campaign on its own number). */
+  poolSize: number;
 }
 
 /**
  * BENCH_PACING_INSTANCES (1000), BENCH_PACING_CAMPAIGNS (5000), BENCH_PACING_CONTACTS (60 per
  * campaign), BENCH_PACING_WARMUP (20 s), BENCH_PACING_DURATION (75 s) and
- * BENCH_PACING_WORKERS ("1,2": one run per figure, in that order).
+ * BENCH_PACING_WORKERS ("1,2": one run per figure, in that order); BENCH_PACING_POOL (1): the
+ * campaigns grouped into pool campaigns of that many senders, each on another instance.
  */
 function settingsFrom(env: NodeJS.ProcessEnv): PacingSettings {
   const read = (name: string, fallback: number, min: number): number => {
@@ -67,7 +70,11 @@ function settingsFrom(env: NodeJS.ProcessEnv): PacingSettings {
     warmupSeconds: read('BENCH_PACING_WARMUP', 20, 0),
     durationSeconds: read('BENCH_PACING_DURATION', 75, 1),
     workerCounts,
+    poolSize: read('BENCH_PACING_POOL', 1, 1),
   };
+  if (settings.poolSize > settings.instances || settings.campaigns % settings.poolSize !== 0) {
+    throw new Error('a pool’s senders need instances of their own, and whole pools of campaigns');
+  }
   if (settings.contactsPerCampaign > 99 || settings.campaigns > 800_000) {
     throw new Error('at most 99 contacts per campaign and 800,000 campaigns (phone numbers)');
   }
@@ -291,9 +298,13 @@ async function seed(
       WHERE t.campaign_id = $1 AND c.company_id = $2 AND c.id <> $1`,
     [template.id, company.id],
   );
+  if (settings.poolSize > 1) {
+    await groupIntoPools(sql, company.id, template.id, settings.poolSize);
+  }
   await sql.query('ANALYZE gateway_configs, campaigns, campaign_contacts, outbox_events');
   const counts = await sql.query<{ campaigns: number; contacts: number; instances: number }>(
-    `SELECT (SELECT count(*)::int FROM campaigns WHERE company_id = $1 AND status = 'ACTIVE') AS campaigns,
+    `SELECT (SELECT count(*)::int FROM campaigns WHERE company_id = $1 AND status = 'ACTIVE'
+               AND pool_id IS DISTINCT FROM id) AS campaigns,
             (SELECT count(*)::int FROM campaign_contacts WHERE company_id = $1 AND status = 'PENDING') AS contacts,
             (SELECT count(DISTINCT gateway_config_id)::int FROM campaigns WHERE company_id = $1) AS instances`,
     [company.id],
@@ -308,6 +319,46 @@ async function seed(
   }
   context.log(
     `seeded ${campaigns} campaigns on ${instances} instances, ${contacts} contacts in ${Math.round(performance.now() - started)} ms`,
+  );
+}
+
+/**
+ * The campaigns as pool campaigns of `poolSize` senders (domain/sender-pool.ts): campaigns
+ * j … j + poolSize − 1 (consecutive instances) become the senders of one pool, whose own row is
+ * cloned from the template (it never sends; the supervisor follows it). Each sender keeps the
+ * contacts it has, as a pool's creation would have given them.
+ */
+async function groupIntoPools(
+  sql: Pool,
+  companyId: number,
+  templateId: number,
+  poolSize: number,
+): Promise<void> {
+  await sql.query(
+    `WITH senders AS (
+       SELECT id, coalesce(substring(name from '^Pacing ([0-9]+)$')::int, 0) AS j FROM campaigns WHERE company_id = $1)
+     UPDATE campaigns c SET name = 'Pool ' || (s.j / $2) || ' sender ' || (s.j % $2)
+       FROM senders s WHERE c.id = s.id`,
+    [companyId, poolSize],
+  );
+  await cloneRows(
+    sql,
+    'campaigns',
+    { name: `'Pool ' || g` },
+    `FROM campaigns t, generate_series(0, (SELECT count(*) FROM campaigns WHERE company_id = $2)::int / $3 - 1) g
+      WHERE t.id = $1`,
+    [templateId, companyId, poolSize],
+  );
+  await sql.query(
+    `UPDATE campaigns SET pool_id = id WHERE company_id = $1 AND name ~ '^Pool [0-9]+$'`,
+    [companyId],
+  );
+  await sql.query(
+    `UPDATE campaigns s SET pool_id = p.id
+       FROM campaigns p
+      WHERE s.company_id = $1 AND p.company_id = $1 AND p.pool_id = p.id
+        AND s.name LIKE p.name || ' sender %'`,
+    [companyId],
   );
 }
 
