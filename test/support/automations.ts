@@ -27,22 +27,38 @@ export async function createWelcomeAutomation(
   gatewayConfigId: number,
   messageConfig: Record<string, unknown> = { type: 'TEXT', message: 'Olá {PrimeiroNome}' },
 ): Promise<{ id: number }> {
-  const response = await company.post('/api/automations', {
-    name: 'Boas-vindas',
-    scheduleType: 'DAILY',
-    schedule: { timeOfDay: '09:00', timezone: 'America/Sao_Paulo' },
-    databaseConfigId,
-    gatewayConfigId,
-    filters: [],
-    messageConfig,
-    dedupStrategy: 'ONCE',
-    intervalMinSeconds: 0,
-    intervalMaxSeconds: 0,
-  });
+  const response = await company.post(
+    '/api/automations',
+    welcomeAutomationBody(databaseConfigId, { gatewayConfigId }, { messageConfig }),
+  );
   if (response.status !== 201) {
     throw new Error(`automation not created: ${response.status} ${JSON.stringify(response.body)}`);
   }
   return response.body;
+}
+
+/**
+ * The body of createWelcomeAutomation's automation; `gateway` names what it sends through
+ * (`gatewayConfigId`, or a pool's `gatewayConfigIds`), `overrides` replace any field.
+ */
+export function welcomeAutomationBody(
+  databaseConfigId: number,
+  gateway: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    name: 'Boas-vindas',
+    scheduleType: 'DAILY',
+    schedule: { timeOfDay: '09:00', timezone: 'America/Sao_Paulo' },
+    databaseConfigId,
+    ...gateway,
+    filters: [],
+    messageConfig: { type: 'TEXT', message: 'Olá {PrimeiroNome}' },
+    dedupStrategy: 'ONCE',
+    intervalMinSeconds: 0,
+    intervalMaxSeconds: 0,
+    ...overrides,
+  };
 }
 
 /** Today's date in São Paulo, shifted by whole years (birthdays). */
@@ -81,10 +97,20 @@ export async function runNowAndWait(
   timeoutMs = 30_000,
 ): Promise<Record<string, any>> {
   const started = await company.post(`/api/automations/${automationId}/run-now`).expect(202);
+  return runEnded(company, automationId, started.body.id, timeoutMs);
+}
+
+/** The run `runId` of the automation, once it is no longer RUNNING. */
+export async function runEnded(
+  company: TestCompany,
+  automationId: number,
+  runId: number,
+  timeoutMs = 30_000,
+): Promise<Record<string, any>> {
   return until(
     async () =>
       (await company.get(`/api/automations/${automationId}/runs`).expect(200)).body.find(
-        (r: { id: number }) => r.id === started.body.id,
+        (r: { id: number }) => r.id === runId,
       ),
     (run) => run !== undefined && run.status !== 'RUNNING',
     timeoutMs,

@@ -23,6 +23,7 @@ import { RoomForLeaseUpdates1763960000000 } from './1763960000000-RoomForLeaseUp
 import { PaceInstancesNotCampaigns1763970000000 } from './1763970000000-PaceInstancesNotCampaigns';
 import { HearTheAnswer1763980000000 } from './1763980000000-HearTheAnswer';
 import { SenderPools1763990000000 } from './1763990000000-SenderPools';
+import { AutomationSenderPools1763991000000 } from './1763991000000-AutomationSenderPools';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   PaceInstancesNotCampaigns1763970000000,
   HearTheAnswer1763980000000,
   SenderPools1763990000000,
+  AutomationSenderPools1763991000000,
 ];

@@ -87,6 +87,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     DispatchWorker,
     CampaignLifecycle,
     CampaignRuns,
+    CampaignGatewayCheck,
     CampaignMediaCheck,
     GatewayMediaPreparer,
     CampaignDeliveryEvents,

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType, PickType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -14,10 +14,17 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { IsOmittable } from '../../../common/http/validation';
-import { MESSAGE_TEXT_DESCRIPTION, PollDataDto } from '../../campaigns/api/create-campaign.dto';
+import {
+  CreateCampaignDto,
+  MESSAGE_TEXT_DESCRIPTION,
+  PollDataDto,
+} from '../../campaigns/api/create-campaign.dto';
+import { MAX_POOL_SENDERS } from '../../campaigns/domain/sender-pool';
 import { SCHEDULE_TYPES, ScheduleType } from '../domain/automation-schedule';
 import {
   DEDUP_STRATEGIES,
@@ -148,7 +155,30 @@ export class MessageConfigDto {
   pollData?: PollDataDto;
 }
 
-export class CreateAutomationDto {
+/**
+ * A pool replaces gatewayConfigId: both at once is refused, naming the pool, as a campaign's
+ * creation does.
+ */
+function IsNotWithGatewayConfigId(): PropertyDecorator {
+  return ValidateBy({
+    name: 'notWithGatewayConfigId',
+    validator: {
+      validate: (_value, args) =>
+        (args?.object as { gatewayConfigId?: unknown }).gatewayConfigId === undefined,
+      defaultMessage: () => 'não pode ser usado junto com gatewayConfigId',
+    },
+  });
+}
+
+/**
+ * The pool of senders with the campaigns' own rules and messages (1 to 20 unique ids), never
+ * beside gatewayConfigId. That rule goes on the picked class itself: class-validator drops the
+ * inherited validators of a field that a subclass gives a validator of its own.
+ */
+const SenderPoolDto = PickType(CreateCampaignDto, ['gatewayConfigIds'] as const);
+IsNotWithGatewayConfigId()(SenderPoolDto.prototype as object, 'gatewayConfigIds');
+
+export class CreateAutomationDto extends SenderPoolDto {
   @ApiProperty({ example: 'Aniversariantes do dia', maxLength: 100 })
   @IsString({ message: 'é obrigatório' })
   @Length(1, 100, { message: 'deve ter de 1 a 100 caracteres' })
@@ -224,11 +254,24 @@ export class CreateAutomationDto {
   @Max(2_147_483_647, { message: 'deve ser um identificador válido' })
   databaseConfigId!: number;
 
-  @ApiProperty({ example: 3 })
+  @ApiPropertyOptional({
+    example: 3,
+    description: 'Configuração de gateway por onde envia; obrigatória sem gatewayConfigIds',
+  })
+  @ValidateIf((body: CreateAutomationDto) => (body.gatewayConfigIds ?? null) === null)
   @IsInt({ message: 'é obrigatório (número inteiro)' })
   @Min(1, { message: 'deve ser um identificador válido' })
   @Max(2_147_483_647, { message: 'deve ser um identificador válido' })
-  gatewayConfigId!: number;
+  gatewayConfigId?: number;
+
+  @ApiPropertyOptional({
+    example: [3, 7, 9],
+    type: [Number],
+    nullable: true,
+    description: `Um pool de 1 a ${MAX_POOL_SENDERS} configurações de gateway salvas da empresa (alternativa a gatewayConfigId), na ordem dada: cada execução envia por todos ao mesmo tempo, e cada pessoa fica no número que já falou com ela ou que lhe enviou por último. gatewayConfigId passa a ser o primeiro. Na atualização, null volta a um único número (o primeiro do pool)`,
+  })
+  // null passes the inherited rules (a campaign's pool is optional): PUT reads it as the way back.
+  override gatewayConfigIds?: number[];
 
   @ApiPropertyOptional({ enum: DEDUP_STRATEGIES, default: 'ONCE' })
   @IsOmittable()

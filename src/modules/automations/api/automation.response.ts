@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { formatLocalDateTime } from '../../../common/time/local-date-time';
-import type { Automation } from '../domain/automation.entity';
+import { type Automation, sendersOf } from '../domain/automation.entity';
 import {
   DEDUP_STRATEGIES,
   FILTER_OPERATORS,
@@ -62,7 +62,15 @@ export class AutomationResponse {
   @ApiProperty({ enum: SCHEDULE_TYPES }) scheduleType!: string;
   @ApiProperty({ type: ScheduleResponse }) schedule!: Record<string, unknown>;
   @ApiProperty() databaseConfigId!: number;
-  @ApiProperty() gatewayConfigId!: number;
+  @ApiProperty({ description: 'Por onde envia; com um pool, o primeiro dele' })
+  gatewayConfigId!: number;
+  @ApiProperty({
+    type: [Number],
+    example: [3, 7, 9],
+    description:
+      'Sempre uma lista: o pool, na ordem dada, ou [gatewayConfigId] para um único número',
+  })
+  gatewayConfigIds!: number[];
   @ApiProperty() intervalMinSeconds!: number;
   @ApiProperty() intervalMaxSeconds!: number;
   @ApiProperty({ nullable: true, type: String }) notificationPhone!: string | null;
@@ -89,6 +97,7 @@ export function toAutomationResponse(automation: Automation, timezone: string): 
     schedule: { ...automation.schedule },
     databaseConfigId: automation.databaseConfigId,
     gatewayConfigId: automation.gatewayConfigId,
+    gatewayConfigIds: sendersOf(automation),
     intervalMinSeconds: automation.intervalMinSeconds,
     intervalMaxSeconds: automation.intervalMaxSeconds,
     notificationPhone: automation.notificationPhone,

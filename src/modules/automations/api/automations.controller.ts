@@ -184,7 +184,9 @@ function settingsOf(body: CreateAutomationDto): AutomationSettings {
     scheduleType: body.scheduleType,
     schedule: { ...body.schedule },
     databaseConfigId: body.databaseConfigId,
-    gatewayConfigId: body.gatewayConfigId,
+    // With a pool, the one number every reader of gatewayConfigId sees is the pool's first.
+    gatewayConfigId: body.gatewayConfigIds?.[0] ?? (body.gatewayConfigId as number),
+    gatewayConfigIds: body.gatewayConfigIds ?? null,
     filters: filtersOf(body.filters ?? []),
     messageConfig: messageOf(body.messageConfig),
     intervalMinSeconds: body.intervalMinSeconds ?? 5,
@@ -210,5 +212,6 @@ function changesOf(body: UpdateAutomationDto): AutomationChanges {
     sendLimitPerRun: body.sendLimitPerRun,
     intervalMinSeconds: body.intervalMinSeconds,
     intervalMaxSeconds: body.intervalMaxSeconds,
+    gatewayConfigIds: body.gatewayConfigIds,
   };
 }

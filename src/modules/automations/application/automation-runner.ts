@@ -7,9 +7,12 @@ import { Clock } from '../../../common/time/clock';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import type { CampaignMediaType, NewCampaign } from '../../campaigns/domain/campaign.entity';
 import { detectMediaType } from '../../campaigns/domain/media-kind';
-import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
+import {
+  GatewayConfigsService,
+  GatewayConfigSummary,
+} from '../../gateway/application/gateway-configs.service';
 import { NoticeQueue } from '../../notices/application/ports/notice.queue';
-import { Automation } from '../domain/automation.entity';
+import { Automation, sendersOf } from '../domain/automation.entity';
 import type { AutomationMessage } from '../domain/automation-rules';
 import type { AutomationRunRow } from '../domain/automation-run';
 import { AutomationDatabases } from './ports/automation-databases.port';
@@ -56,10 +59,7 @@ export class AutomationRunner {
       automation.companyId,
       automation.databaseConfigId,
     );
-    const { config } = await this.gatewayConfigs.resolveTarget(
-      automation.companyId,
-      automation.gatewayConfigId,
-    );
+    const senders = await this.resolveSenders(automation);
     const company = await this.settings.get(automation.companyId);
     const now = this.clock.now();
     return this.unitOfWork.run(async (tx) => {
@@ -73,9 +73,11 @@ export class AutomationRunner {
       }
       const campaign = await this.campaignRuns.open(
         tx,
-        campaignFor(automation, config),
+        campaignFor(automation, senders[0]),
         runId,
         now,
+        // On its pool when it has one (its first is the run campaign's own number).
+        automation.gatewayConfigIds ? senders : null,
       );
       const counts = await this.selection.select(tx, {
         companyId: automation.companyId,
@@ -106,6 +108,19 @@ export class AutomationRunner {
       );
       return this.runs.find(tx, runId);
     });
+  }
+
+  /**
+   * The configurations the run sends through, each resolved as the one number is (a number
+   * deleted since makes the run fail to start): the pool's in order, or the one number.
+   */
+  private async resolveSenders(automation: Automation): Promise<GatewayConfigSummary[]> {
+    const resolved = await Promise.all(
+      sendersOf(automation).map((id) =>
+        this.gatewayConfigs.resolveTarget(automation.companyId, id),
+      ),
+    );
+    return resolved.map(({ config }) => config);
   }
 
   /** A scheduled time the service missed by more than the grace period: recorded, not sent. */
@@ -150,10 +165,7 @@ export class AutomationRunner {
   }
 }
 
-function campaignFor(
-  automation: Automation,
-  gateway: { id: number; name: string; url: string; instance: string },
-): NewCampaign {
+function campaignFor(automation: Automation, gateway: GatewayConfigSummary): NewCampaign {
   const message = automation.messageConfig;
   return {
     companyId: automation.companyId,

@@ -15,12 +15,19 @@ import { GatewayConfigsService } from '../../gateway/application/gateway-configs
 import { GatewayError, MessagingGateway } from '../../gateway/domain/messaging-gateway';
 import { Automation, AutomationChanges, AutomationSettings } from '../domain/automation.entity';
 import { CampaignRuns } from '../../campaigns/application/campaign-runs.service';
+import { CampaignGatewayCheck } from '../../campaigns/application/campaign-gateway-check';
 import { RecipientSelection } from '../infrastructure/recipient-selection.repository';
 import type { AutomationRunRow } from '../domain/automation-run';
 import { AutomationsRepository } from '../infrastructure/automations.repository';
 import { AutomationDatabases } from './ports/automation-databases.port';
 import { automationProblems, FieldErrors, normalizeNotificationPhone } from './automation-input';
 import { AutomationRunner } from './automation-runner';
+
+/**
+ * resolvePool's `isDraft`, which skips the instances' connection check: an automation's runs
+ * check them, for a pool as for its one number.
+ */
+const OWNERSHIP_ONLY = true;
 
 export interface TestSendResult {
   success: boolean;
@@ -38,6 +45,7 @@ export class AutomationsService {
     private readonly campaignRuns: CampaignRuns,
     private readonly databases: AutomationDatabases,
     private readonly gatewayConfigs: GatewayConfigsService,
+    private readonly gatewayCheck: CampaignGatewayCheck,
     private readonly gateway: MessagingGateway,
     private readonly settings: CompanySettingsService,
     private readonly runner: AutomationRunner,
@@ -56,7 +64,7 @@ export class AutomationsService {
         `Limite de ${limit} automações atingido para esta empresa`,
       );
     }
-    await this.gatewayConfigs.resolveTarget(session.companyId, settings.gatewayConfigId);
+    await this.assertOwnsGateways(session.companyId, settings);
     const checked = await this.checked(session.companyId, settings);
     return this.automations.save(Automation.create(session.companyId, checked, this.clock.now()));
   }
@@ -75,6 +83,7 @@ export class AutomationsService {
     changes: AutomationChanges,
   ): Promise<Automation> {
     const automation = await this.automations.findOwnedOrFail(session.companyId, id);
+    await this.assertOwnsGateways(session.companyId, changes);
     const merged: AutomationSettings = { ...automation, ...definedOnly(changes) };
     const checked = await this.checked(
       session.companyId,
@@ -156,6 +165,22 @@ export class AutomationsService {
     } catch (error) {
       const text = error instanceof GatewayError ? error.message : 'falha ao enviar';
       return { success: false, phoneNumber: phone, renderedMessage, error: text };
+    }
+  }
+
+  /**
+   * Its numbers are the company's: the one number (403 for another company's, 404 for none), or
+   * every number of its pool, as a campaign's pool is checked (403, or 400 naming an unknown
+   * one's place). Their instances are checked by each run, as the one number's always were.
+   */
+  private async assertOwnsGateways(
+    companyId: number,
+    gateways: Partial<Pick<AutomationSettings, 'gatewayConfigId' | 'gatewayConfigIds'>>,
+  ): Promise<void> {
+    if (gateways.gatewayConfigIds) {
+      await this.gatewayCheck.resolvePool(companyId, gateways.gatewayConfigIds, OWNERSHIP_ONLY);
+    } else if (gateways.gatewayConfigId !== undefined) {
+      await this.gatewayConfigs.resolveTarget(companyId, gateways.gatewayConfigId);
     }
   }
 

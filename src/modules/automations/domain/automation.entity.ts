@@ -11,7 +11,10 @@ export interface AutomationSettings {
   scheduleType: ScheduleType;
   schedule: AutomationSchedule;
   databaseConfigId: number;
+  /** The one number it sends through; with a pool, the pool's first. */
   gatewayConfigId: number;
+  /** A pool of senders (campaigns' domain/sender-pool.ts), in order; null on one number. */
+  gatewayConfigIds: number[] | null;
   filters: AutomationFilter[];
   messageConfig: AutomationMessage;
   intervalMinSeconds: number;
@@ -36,6 +39,7 @@ export type AutomationChanges = Partial<
     | 'sendLimitPerRun'
     | 'intervalMinSeconds'
     | 'intervalMaxSeconds'
+    | 'gatewayConfigIds'
   >
 >;
 
@@ -46,6 +50,10 @@ export type AutomationChanges = Partial<
 @Index('automations_gateway_config_idx', { synchronize: false })
 @Check('automations_schedule_type_check', "schedule_type IN ('DAILY','WEEKLY','MONTHLY','CRON')")
 @Check('automations_dedup_check', "dedup_strategy IN ('NEVER','ONCE','COOLDOWN_DAYS')")
+@Check(
+  'automations_pool_check',
+  'gateway_config_ids IS NULL OR (cardinality(gateway_config_ids) BETWEEN 1 AND 20 AND gateway_config_ids[1] = gateway_config_id)',
+)
 @Check(
   'automations_interval_check',
   'interval_min_seconds >= 0 AND interval_min_seconds <= interval_max_seconds',
@@ -62,6 +70,8 @@ export class Automation extends Timestamped implements AutomationSettings {
   @Column({ name: 'schedule', type: 'jsonb' }) schedule!: AutomationSchedule;
   @Column({ name: 'database_config_id', type: 'integer' }) databaseConfigId!: number;
   @Column({ name: 'gateway_config_id', type: 'integer' }) gatewayConfigId!: number;
+  @Column({ name: 'gateway_config_ids', type: 'integer', array: true, nullable: true })
+  gatewayConfigIds!: number[] | null;
   @Column({ name: 'filters', type: 'jsonb', default: () => "'[]'" }) filters!: AutomationFilter[];
   @Column({ name: 'message_config', type: 'jsonb' }) messageConfig!: AutomationMessage;
   @Column({ name: 'interval_min_seconds', type: 'integer' }) intervalMinSeconds!: number;
@@ -98,6 +108,7 @@ export class Automation extends Timestamped implements AutomationSettings {
     }
     this.replan(changes);
     this.retarget(changes);
+    this.reroute(changes);
     this.rewrite(changes);
     this.updatedAt = now;
     this.reschedule(now);
@@ -121,6 +132,18 @@ export class Automation extends Timestamped implements AutomationSettings {
     this.sendLimitPerRun = pick(changes.sendLimitPerRun, this.sendLimitPerRun);
   }
 
+  /**
+   * The numbers it sends through: a new pool, whose first becomes gatewayConfigId, or null for
+   * one number, the one it has (a pool's first).
+   */
+  reroute(changes: Pick<AutomationChanges, 'gatewayConfigIds'>): void {
+    if (changes.gatewayConfigIds === undefined) {
+      return;
+    }
+    this.gatewayConfigIds = changes.gatewayConfigIds;
+    this.gatewayConfigId = changes.gatewayConfigIds?.[0] ?? this.gatewayConfigId;
+  }
+
   /** What it sends, at what pace, and who hears about each run. */
   rewrite(
     changes: Pick<
@@ -138,6 +161,13 @@ export class Automation extends Timestamped implements AutomationSettings {
   reschedule(from: Date): void {
     this.nextRunAt = this.isActive ? nextRunAfter(this.scheduleType, this.schedule, from) : null;
   }
+}
+
+/** The configurations its runs send through, in order: the pool's, or the one number. */
+export function sendersOf(
+  automation: Pick<AutomationSettings, 'gatewayConfigId' | 'gatewayConfigIds'>,
+): number[] {
+  return automation.gatewayConfigIds ?? [automation.gatewayConfigId];
 }
 
 /** The given value, or the current one when the change left the field out. */

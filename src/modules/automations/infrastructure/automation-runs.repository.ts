@@ -24,17 +24,28 @@ export interface RunSelection {
 /**
  * Runs as the API shows them; a running run's counts come live from its campaign, and so do a
  * finished one's while its campaign is kept (a receipt may turn a sent message into a refused
- * one after the run ended).
+ * one after the run ended). A run on a pool counts its senders' sums: the pool's own row holds
+ * none while they send, and receipts keep landing on the senders after it completed.
  */
 export const RUN_SELECT = `
   SELECT r.id, r.automation_id AS "automationId", r.status, r.trigger, r.scheduled_for AS "scheduledFor",
          r.started_at AS "startedAt", r.finished_at AS "finishedAt", r.matched_records AS "matchedRecords",
-         coalesce(c.sent_contacts, r.sent) AS sent, coalesce(c.failed_contacts, r.failed) AS failed,
+         coalesce(senders.sent, c.sent_contacts, r.sent) AS sent,
+         coalesce(senders.failed, c.failed_contacts, r.failed) AS failed,
          r.skipped_by_dedup AS "skippedByDedup", r.skipped_by_block_list AS "skippedByBlockList",
          r.skipped_by_limit AS "skippedByLimit", r.error,
-         coalesce(c.delivered_contacts, 0) AS delivered, coalesce(c.read_contacts, 0) AS read,
-         coalesce(c.replied_contacts, 0) AS replied
-    FROM automation_runs r LEFT JOIN campaigns c ON c.id = r.campaign_id`;
+         coalesce(senders.delivered, c.delivered_contacts, 0) AS delivered,
+         coalesce(senders.read, c.read_contacts, 0) AS read,
+         coalesce(senders.replied, c.replied_contacts, 0) AS replied
+    FROM automation_runs r
+    LEFT JOIN campaigns c ON c.id = r.campaign_id
+    LEFT JOIN LATERAL (
+      SELECT sum(sender.sent_contacts)::int AS sent, sum(sender.failed_contacts)::int AS failed,
+             sum(sender.delivered_contacts)::int AS delivered, sum(sender.read_contacts)::int AS read,
+             sum(sender.replied_contacts)::int AS replied
+        FROM campaigns sender
+       WHERE c.pool_id = c.id AND sender.pool_id = c.id AND sender.id <> c.id
+    ) senders ON true`;
 
 /**
  * The runs of automations and their sent-log. Every status it writes comes from the run's

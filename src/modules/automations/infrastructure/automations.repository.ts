@@ -91,10 +91,16 @@ export class AutomationsRepository extends TenantRepository<Automation> {
     );
   }
 
-  /** Whether an active automation of the company sends through this gateway configuration. */
+  /**
+   * Whether an active automation of the company sends through this gateway configuration: its
+   * one number, or any number of its pool.
+   */
   async anyActiveUsingGateway(companyId: number, gatewayConfigId: number): Promise<boolean> {
     const rows: unknown[] = await this.repository.query(
-      `SELECT 1 FROM automations WHERE company_id = $1 AND gateway_config_id = $2 AND is_active LIMIT 1`,
+      `SELECT 1 FROM automations
+        WHERE company_id = $1 AND is_active
+          AND (gateway_config_id = $2 OR $2 = ANY (gateway_config_ids))
+        LIMIT 1`,
       [companyId, gatewayConfigId],
     );
     return rows.length > 0;
