@@ -109,11 +109,16 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     return managerOf(tx).save(campaign);
   }
 
-  /** The campaign under its row lock (the engine takes the same lock), for a status change. */
+  /**
+   * The campaign under its row lock (the engine takes the same lock), for a status change.
+   * NO KEY UPDATE, as an UPDATE takes it: it still waits for every writer of the row, but not
+   * for the foreign-key checks of a pool's senders, which share-lock their pool's row while
+   * the senders are written (a person's pause would otherwise deadlock with a delivery).
+   */
   lockForUpdate(tx: Transaction, id: number): Promise<Campaign> {
     return managerOf(tx).findOneOrFail(Campaign, {
       where: { id },
-      lock: { mode: 'pessimistic_write' },
+      lock: { mode: 'for_no_key_update' },
     });
   }
 
@@ -312,13 +317,17 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
 
   /** The still sending (ACTIVE or PAUSED) campaigns of these automation runs, row-locked. */
   lockSendingForRuns(tx: Transaction, runIds: string[]): Promise<Campaign[]> {
-    return managerOf(tx)
-      .getRepository(Campaign)
-      .createQueryBuilder('campaign')
-      .setLock('pessimistic_write')
-      .where('campaign.automation_run_id = ANY(:runIds)', { runIds })
-      .andWhere('campaign.status IN (:...statuses)', { statuses: statusesAllowing('cancel') })
-      .getMany();
+    return (
+      managerOf(tx)
+        .getRepository(Campaign)
+        .createQueryBuilder('campaign')
+        .setLock('for_no_key_update')
+        .where('campaign.automation_run_id = ANY(:runIds)', { runIds })
+        .andWhere('campaign.status IN (:...statuses)', { statuses: statusesAllowing('cancel') })
+        // A pool's row before its senders' (ids in creation order): the order every writer takes.
+        .orderBy('campaign.id')
+        .getMany()
+    );
   }
 
   /**

@@ -242,11 +242,15 @@ export class DispatchClaimRepository {
     return rows[0] ? splitTaken(rows[0]) : { campaign: null, contact: null };
   }
 
-  /** Locks the campaign row for this transaction; pause and cancel wait for it, then win. */
+  /**
+   * Locks the campaign row for this transaction; pause and cancel wait for it, then win. NO KEY
+   * UPDATE (see CampaignsRepository.lockForUpdate): the senders of a pool check their pool's
+   * row with a key-share lock whenever they are written twice in a transaction.
+   */
   async lockCampaign(tx: Transaction, campaignId: number): Promise<DispatchCampaign | null> {
     const rows = await queryRows<DispatchCampaign>(
       tx,
-      `SELECT ${CAMPAIGN_COLUMNS}, ${COMPANY_ACTIVE} FROM campaigns WHERE id = $1 FOR UPDATE`,
+      `SELECT ${CAMPAIGN_COLUMNS}, ${COMPANY_ACTIVE} FROM campaigns WHERE id = $1 FOR NO KEY UPDATE`,
       [campaignId],
     );
     return rows[0] ?? null;

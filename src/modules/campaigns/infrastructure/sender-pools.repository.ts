@@ -255,7 +255,7 @@ export class SenderPoolsRepository {
       tx,
       `SELECT s.id, s.status IN (${CAMPAIGN_LIFECYCLE.sql('retry').from}) AS ended, s.total_contacts AS "totalContacts",
               s.sent_contacts AS "sentContacts", s.failed_contacts AS "failedContacts"
-         FROM ${SENDERS_OF_POOL} ORDER BY s.id FOR UPDATE`,
+         FROM ${SENDERS_OF_POOL} ORDER BY s.id FOR NO KEY UPDATE`,
       [poolId],
     );
   }
