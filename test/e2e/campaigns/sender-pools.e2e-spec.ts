@@ -271,6 +271,8 @@ describe('a campaign on a pool of senders', () => {
       ['an unknown configuration', (ids) => [ids[0], 2_000_000_000], /gatewayConfigIds\[1\]/],
       ['a list of words', () => ['um', 'dois'], /gatewayConfigIds/],
       ['not a list', () => 7, /gatewayConfigIds/],
+      // No pool, and no other way to the gateway either.
+      ['null', () => null, /gatewayUrl=/],
     ];
     it.each(cases)('%s', async (_name, ids, field) => {
       const own = await connectedConfig(company, fake);

@@ -155,7 +155,8 @@ function checkMedia(input: CampaignInput, errors: FieldErrors): CampaignMediaTyp
 }
 
 function checkGateway(input: CampaignInput, errors: FieldErrors): void {
-  if (input.gatewayConfigIds !== undefined) {
+  // null is no pool (the DTO lets it through as absent): one of the other forms is required.
+  if (input.gatewayConfigIds !== undefined && input.gatewayConfigIds !== null) {
     const others = (
       ['gatewayConfigId', 'gatewayUrl', 'gatewayApiKey', 'gatewayInstance'] as const
     ).filter((field) => input[field] !== undefined);
