@@ -1,6 +1,10 @@
-import { warmSql } from './campaigns.repository';
+import { DEFAULT_REACH_OUT } from '../../../common/messaging/reach-out';
 
-/** The senders of pool `pool` (an SQL parameter), as rows (campaign_id, config_id). */
+/** The gateway configurations of pool `pool`'s senders (an SQL parameter), as an array. */
+const CONFIGS_OF = (pool: string): string =>
+  `ARRAY(SELECT gateway_config_id FROM campaigns WHERE pool_id = ${pool} AND id <> ${pool})`;
+
+/** The senders of pool `pool`, as rows (campaign_id, config_id). */
 const SENDERS_OF = (pool: string): string =>
   `SELECT id AS campaign_id, gateway_config_id AS config_id FROM campaigns
     WHERE pool_id = ${pool} AND id <> ${pool}`;
@@ -15,34 +19,41 @@ const TURNS_OF = (pool: string): string =>
      FROM campaigns k JOIN gateway_configs g ON g.id = k.gateway_config_id
     WHERE k.pool_id = ${pool} AND k.id <> ${pool}`;
 
-/**
- * The number person `phone` should keep, among the pool's: the one they last talked with (their
- * latest conversation with one of the pool's numbers), else the one that last sent to them
- * (contact_senders, written by the SYSTEM-contacts feed); null for someone new to all of them.
- */
-const KEPT_BY = (phone: string, pool: string, company: string): string =>
-  `coalesce(
-     (SELECT v.gateway_config_id FROM contact_conversations v
-       WHERE v.phone_key = phone_match_key(${phone})
-         AND v.gateway_config_id IN (SELECT config_id FROM (${SENDERS_OF(pool)}) p)
-       ORDER BY v.last_inbound_at DESC LIMIT 1),
-     (SELECT cs.gateway_config_id FROM contact_senders cs
-       WHERE cs.company_id = ${company} AND cs.phone_key = phone_match_key(${phone})
-         AND cs.gateway_config_id IN (SELECT config_id FROM (${SENDERS_OF(pool)}) p)))`;
+/** Each person's latest conversation with one of the pool's numbers: (phone_key, config, at). */
+const LATEST_CONVERSATIONS = (pool: string): string =>
+  `SELECT DISTINCT ON (phone_key) phone_key, gateway_config_id AS config, last_inbound_at AS at
+     FROM contact_conversations WHERE gateway_config_id = ANY (${CONFIGS_OF(pool)})
+    ORDER BY phone_key, last_inbound_at DESC`;
+
+/** The company's warm window (settings reachOut.warmDays), as an interval. */
+const WARM_WINDOW = (company: string): string =>
+  `make_interval(days => coalesce((SELECT (reach_out->>'warmDays')::int FROM companies WHERE id = ${company}),
+                                  ${DEFAULT_REACH_OUT.warmDays}))`;
 
 /**
  * An INSERT of the rows of `source` (columns id, phone, name; one per person) as the contacts
- * of pool `pool`, each given to one sender (its row's campaign_id): the number they keep
- * (KEPT_BY), else the next in turn (TURNS_OF), so that the new ones spread evenly. In `source`'s
- * id order, `RETURNING campaign_id` per row. The one assignment rule of pools, for a campaign's
- * creation and an automation's run alike (domain/sender-pool.ts).
+ * of pool `pool`, each given to one sender (its row's campaign_id): the number the person last
+ * talked with (their latest conversation with one of the pool's numbers), else the one that
+ * last sent to them (contact_senders, written by the SYSTEM-contacts feed), else the number
+ * whose turn its place in the list is (TURNS_OF, in rotation), so that new people spread evenly; warm when that conversation is within the
+ * company's window. In `source`'s id order, `RETURNING campaign_id` per row. The one assignment
+ * rule of pools, for a campaign's creation and an automation's run alike (domain/sender-pool.ts).
+ * Set-based: the person's key is computed once, and the two lookups are joins, not a probe per
+ * person and number.
  */
 export function poolContactsInsertSql(source: string, pool: string, company: string): string {
   return `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
-      SELECT s.campaign_id, ${company}, x.phone, left(x.name, 100), ${warmSql('x.phone', 's.config_id', company)}
-        FROM (SELECT placed.*, row_number() OVER (PARTITION BY placed.kept_by IS NULL ORDER BY placed.id) AS turn
-                FROM (SELECT src.id, src.phone, src.name, ${KEPT_BY('src.phone', pool, company)} AS kept_by
-                        FROM ${source} src) placed) x
+      SELECT s.campaign_id, ${company}, x.phone, left(x.name, 100),
+             coalesce(x.kept_by = x.talked_with AND x.talked_at > now() - ${WARM_WINDOW(company)}, false)
+        FROM (SELECT k.*, row_number() OVER (ORDER BY k.id) AS turn
+                FROM (SELECT p.id, p.phone, p.name, coalesce(v.config, cs.gateway_config_id) AS kept_by,
+                             v.config AS talked_with, v.at AS talked_at
+                        FROM (SELECT src.id, src.phone, src.name, phone_match_key(src.phone) AS key
+                                FROM ${source} src) p
+                        LEFT JOIN (${LATEST_CONVERSATIONS(pool)}) v ON v.phone_key = p.key
+                        LEFT JOIN contact_senders cs
+                               ON cs.company_id = ${company} AND cs.phone_key = p.key
+                              AND cs.gateway_config_id = ANY (${CONFIGS_OF(pool)})) k) x
         CROSS JOIN (${TURNS_OF(pool)}) t
         JOIN (${SENDERS_OF(pool)}) s
           ON s.config_id = coalesce(x.kept_by, t.ids[((x.turn - 1) % cardinality(t.ids)) + 1])
