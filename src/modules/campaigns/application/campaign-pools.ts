@@ -47,7 +47,7 @@ export class CampaignPools {
     }
     pool.totalContacts = inserted;
     pool.blockedContactsRemoved = contacts.phones.length - inserted;
-    await this.pools.setContactCounts(tx, pool.id, pool.blockedContactsRemoved);
+    await this.pools.setPoolCounts(tx, pool.id, inserted, pool.blockedContactsRemoved);
     return inserted;
   }
 
@@ -62,9 +62,10 @@ export class CampaignPools {
   ): Promise<void> {
     await this.campaigns.save(tx, pool);
     pool.poolId = pool.id;
-    for (const config of configs) {
-      await this.campaigns.save(tx, senderOf(pool, config));
-    }
+    await this.campaigns.saveAll(
+      tx,
+      configs.map((config) => senderOf(pool, config)),
+    );
   }
 
   /**

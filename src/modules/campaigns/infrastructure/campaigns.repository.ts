@@ -109,6 +109,11 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     return managerOf(tx).save(campaign);
   }
 
+  /** New campaigns in one INSERT (a pool's senders). */
+  async saveAll(tx: Transaction, campaigns: Campaign[]): Promise<void> {
+    await managerOf(tx).save(campaigns);
+  }
+
   /**
    * The campaign under its row lock (the engine takes the same lock), for a status change.
    * NO KEY UPDATE, as an UPDATE takes it: it still waits for every writer of the row, but not

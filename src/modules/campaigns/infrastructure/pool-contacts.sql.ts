@@ -35,8 +35,8 @@ const WARM_WINDOW = (company: string): string =>
  * of pool `pool`, each given to one sender (its row's campaign_id): the number the person last
  * talked with (their latest conversation with one of the pool's numbers), else the one that
  * last sent to them (contact_senders, written by the SYSTEM-contacts feed), else the number
- * whose turn its place in the list is (TURNS_OF, in rotation), so that new people spread evenly; warm when that conversation is within the
- * company's window. In `source`'s id order, `RETURNING campaign_id` per row. The one assignment
+ * whose turn it is (TURNS_OF, in rotation: any numbering spreads them evenly, so none is sorted
+ * for it); warm when that conversation is within the company's window. In `source`'s id order, `RETURNING campaign_id` per row. The one assignment
  * rule of pools, for a campaign's creation and an automation's run alike (domain/sender-pool.ts).
  * Set-based: the person's key is computed once, and the two lookups are joins, not a probe per
  * person and number.
@@ -45,7 +45,7 @@ export function poolContactsInsertSql(source: string, pool: string, company: str
   return `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
       SELECT s.campaign_id, ${company}, x.phone, left(x.name, 100),
              coalesce(x.kept_by = x.talked_with AND x.talked_at > now() - ${WARM_WINDOW(company)}, false)
-        FROM (SELECT k.*, row_number() OVER (ORDER BY k.id) AS turn
+        FROM (SELECT k.*, row_number() OVER () AS turn
                 FROM (SELECT p.id, p.phone, p.name, coalesce(v.config, cs.gateway_config_id) AS kept_by,
                              v.config AS talked_with, v.at AS talked_at
                         FROM (SELECT src.id, src.phone, src.name, phone_match_key(src.phone) AS key

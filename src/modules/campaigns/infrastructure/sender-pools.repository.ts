@@ -187,8 +187,8 @@ export class SenderPoolsRepository {
 
   /**
    * The pool's contacts in one statement, each given to one sender (poolContactsInsertSql), in
-   * the order given; numbers on the company's active block list are left out when
-   * `applyBlockList`. Answers how many it holds.
+   * the order given, each sender's count written with them; numbers on the company's active
+   * block list are left out when `applyBlockList`. Answers how many it holds.
    */
   async insertContacts(
     tx: Transaction,
@@ -207,8 +207,12 @@ export class SenderPoolsRepository {
       `WITH input AS (
          SELECT phone, name, ord AS id FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS u(phone, name, ord)),
        kept AS (SELECT i.* FROM input i ${notBlocked}),
-       inserted AS (${poolContactsInsertSql('kept', '$1', '$2')})
-       SELECT count(*)::int AS inserted FROM inserted`,
+       inserted AS (${poolContactsInsertSql('kept', '$1', '$2')}),
+       per_sender AS (SELECT campaign_id, count(*)::int AS n FROM inserted GROUP BY campaign_id),
+       counted AS (
+         UPDATE campaigns s SET total_contacts = per_sender.n
+           FROM per_sender WHERE s.id = per_sender.campaign_id RETURNING 1)
+       SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM counted) AS senders`,
       [poolId, companyId, contacts.phones, contacts.names],
     );
     return rows[0].inserted;
@@ -217,6 +221,20 @@ export class SenderPoolsRepository {
   /** See poolContactsInsertSql: for a caller's set-based selection (an automation's run). */
   contactsInsertSql(source: string, poolIdParam: string, companyIdParam: string): string {
     return poolContactsInsertSql(source, poolIdParam, companyIdParam);
+  }
+
+  /** The pool's row becomes the pool, with its contacts and the numbers the block list left out. */
+  async setPoolCounts(
+    tx: Transaction,
+    poolId: number,
+    total: number,
+    blockedRemoved: number,
+  ): Promise<void> {
+    await execute(
+      tx,
+      `UPDATE campaigns SET pool_id = id, total_contacts = $2, blocked_contacts_removed = $3 WHERE id = $1`,
+      [poolId, total, blockedRemoved],
+    );
   }
 
   /**
