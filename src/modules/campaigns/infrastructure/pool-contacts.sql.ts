@@ -25,6 +25,16 @@ const LATEST_CONVERSATIONS = (pool: string): string =>
      FROM contact_conversations WHERE gateway_config_id = ANY (${CONFIGS_OF(pool)})
     ORDER BY phone_key, last_inbound_at DESC`;
 
+/**
+ * Whether any of the pool's numbers has talked with, or sent to, anyone yet (evaluated once per
+ * statement): a pool of numbers new to everyone looks nobody up, so its people's keys are not
+ * computed at all, as a single number's creation skips them.
+ */
+const HAS_HISTORY = (pool: string, company: string): string =>
+  `(EXISTS (SELECT 1 FROM contact_conversations WHERE gateway_config_id = ANY (${CONFIGS_OF(pool)}))
+    OR EXISTS (SELECT 1 FROM contact_senders WHERE company_id = ${company}
+                 AND gateway_config_id = ANY (${CONFIGS_OF(pool)})))`;
+
 /** The company's warm window (settings reachOut.warmDays), as an interval. */
 const WARM_WINDOW = (company: string): string =>
   `make_interval(days => coalesce((SELECT (reach_out->>'warmDays')::int FROM companies WHERE id = ${company}),
@@ -38,8 +48,9 @@ const WARM_WINDOW = (company: string): string =>
  * whose turn it is (TURNS_OF, in rotation: any numbering spreads them evenly, so none is sorted
  * for it); warm when that conversation is within the company's window. In `source`'s id order, `RETURNING campaign_id` per row. The one assignment
  * rule of pools, for a campaign's creation and an automation's run alike (domain/sender-pool.ts).
- * Set-based: the person's key is computed once, and the two lookups are joins, not a probe per
- * person and number.
+ * Set-based: the person's key is computed once (OFFSET 0 keeps the planner from inlining it
+ * into each join's condition, which computed it twice per person), and the two lookups are
+ * joins, not a probe per person and number.
  */
 export function poolContactsInsertSql(source: string, pool: string, company: string): string {
   return `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, warm)
@@ -48,8 +59,9 @@ export function poolContactsInsertSql(source: string, pool: string, company: str
         FROM (SELECT k.*, row_number() OVER () AS turn
                 FROM (SELECT p.id, p.phone, p.name, coalesce(v.config, cs.gateway_config_id) AS kept_by,
                              v.config AS talked_with, v.at AS talked_at
-                        FROM (SELECT src.id, src.phone, src.name, phone_match_key(src.phone) AS key
-                                FROM ${source} src) p
+                        FROM (SELECT src.id, src.phone, src.name,
+                                     CASE WHEN ${HAS_HISTORY(pool, company)} THEN phone_match_key(src.phone) END AS key
+                                FROM ${source} src OFFSET 0) p
                         LEFT JOIN (${LATEST_CONVERSATIONS(pool)}) v ON v.phone_key = p.key
                         LEFT JOIN contact_senders cs
                                ON cs.company_id = ${company} AND cs.phone_key = p.key
