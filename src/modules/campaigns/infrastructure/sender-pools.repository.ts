@@ -46,7 +46,6 @@ const SENDER_MOVES: Partial<Record<CampaignAction, string>> = {
   resume: `paused_at = NULL, pause_reason = NULL, internal_error_streak = 0, send_failure_streak = 0,
            watched_sends = 0, watched_refusals = 0, next_send_at = now()`,
   cancel: `completed_at = now(), next_send_at = NULL`,
-  start: `started_at = now(), next_send_at = now()`,
   retry: `completed_at = NULL, failure_reason = NULL, paused_at = NULL, pause_reason = NULL,
           internal_error_streak = 0, send_failure_streak = 0, watched_sends = 0, watched_refusals = 0,
           waiting_reason = NULL, disconnected_since = NULL, next_send_at = now()`,
@@ -166,9 +165,9 @@ export class SenderPoolsRepository {
   }
 
   /**
-   * A person's move of the pool (pause, resume, cancel) or its scheduled start, made on its
-   * senders that allow it, under the pool's row lock the caller holds. A lost sender is not
-   * resumed: its contacts went to the others.
+   * A person's move of the pool (pause, resume, cancel, retry), made on its senders that allow
+   * it, under the pool's row lock the caller holds (a scheduled pool's senders start on their
+   * own, at the same time). A lost sender is not resumed: its contacts went to the others.
    */
   async moveSenders(tx: Transaction, poolId: number, action: CampaignAction): Promise<void> {
     const move = CAMPAIGN_LIFECYCLE.sql(action);
