@@ -11,6 +11,7 @@ import type { CampaignCounters, DispatchCampaign } from '../domain/dispatch-reco
 import { PoolFigures, PoolMove, poolMoveOf } from '../domain/sender-pool';
 import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
 import { SenderPoolsRepository } from '../infrastructure/sender-pools.repository';
+import { CampaignsRepository } from '../infrastructure/campaigns.repository';
 import { SENDER_POOLS_CHANNEL } from './ports/dispatch-channel';
 import { CampaignEngineTransitions } from './campaign-engine-transitions';
 
@@ -38,6 +39,7 @@ export class SenderPoolsWorker extends BackgroundWorker {
     private readonly outbox: OutboxWriter,
     private readonly notices: NoticeQueue,
     private readonly clock: Clock,
+    private readonly campaigns: CampaignsRepository,
   ) {
     super(context, { name: 'sender-pools', idleMs: 1_000, wakeOn: SENDER_POOLS_CHANNEL });
   }
@@ -130,7 +132,7 @@ export class SenderPoolsWorker extends BackgroundWorker {
       await this.outbox.append(tx, [senderLostEvent(pool, figures, now, lost)]);
     }
     await this.announceLoss(tx, pool, sender, moved);
-    await this.pools.announceDispatch(tx);
+    await this.campaigns.announce(tx);
   }
 
   /** The loss's notice, through a number of the pool still sending. */
@@ -154,7 +156,7 @@ export class SenderPoolsWorker extends BackgroundWorker {
   private async rejoin(tx: Transaction, pool: DispatchCampaign, senderId: number): Promise<void> {
     const taken = await this.failover.rejoin(tx, pool.id, senderId);
     this.logger.log({ poolId: pool.id, senderId, taken }, 'A sender of a pool is back');
-    await this.pools.announceDispatch(tx);
+    await this.campaigns.announce(tx);
   }
 
   /** A pool paused for want of senders resumes once one is back, which takes its share. */

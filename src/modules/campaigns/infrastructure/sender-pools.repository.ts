@@ -7,7 +7,7 @@ import type { CampaignCounters } from '../domain/dispatch-records';
 import { SENDER_ENDED_STATUSES, type PoolFigures, type PoolSender } from '../domain/sender-pool';
 import { CAMPAIGN_MOVE, UNFINISHED } from './dispatch.sql';
 import { poolContactsInsertSql } from './pool-contacts.sql';
-import { DISPATCH_CHANNEL, SENDER_POOLS_CHANNEL } from '../application/ports/dispatch-channel';
+import { SENDER_POOLS_CHANNEL } from '../application/ports/dispatch-channel';
 import { SENDER_CAUSE_OVER, STRANDED_BY_LOSS } from './sender-failover.repository';
 
 /** The senders of pool `$1` (its own row left out), as the alias `s`. */
@@ -59,11 +59,6 @@ const SENDER_MOVES: Partial<Record<CampaignAction, string>> = {
 @Injectable()
 export class SenderPoolsRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  /** Wakes the dispatch workers once the transaction commits: senders have contacts to send. */
-  async announceDispatch(tx: Transaction): Promise<void> {
-    await execute(tx, `SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
-  }
 
   /** Wakes the supervisor once the transaction commits. */
   async announce(tx: Transaction): Promise<void> {
