@@ -6,6 +6,9 @@ import { AuthModule } from '../auth/auth.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsController } from './api/campaigns.controller';
+import { CampaignContactsController } from './api/campaign-contacts.controller';
+import { CampaignContactsService } from './application/campaign-contacts.service';
+import { CampaignContactsRepository } from './infrastructure/campaign-contacts.repository';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
 import { CampaignEngineTransitions } from './application/campaign-engine-transitions';
 import { CampaignMessageSender } from './application/campaign-message.sender';
@@ -50,9 +53,11 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     OutboxModule,
     UserDatabasesModule,
   ],
-  controllers: [CampaignsController],
+  controllers: [CampaignsController, CampaignContactsController],
   providers: [
     CampaignsService,
+    CampaignContactsService,
+    CampaignContactsRepository,
     CampaignGatewayCheck,
     CampaignsRepository,
     DispatchClaimRepository,

@@ -1,9 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInt } from '../../../common/http/query-params';
-import { CAMPAIGN_STATUSES, CampaignStatus } from '../domain/campaign-status';
 
-/** `page` (zero-based) and `size` (1 to 100, default 100) of the campaign lists. */
+/** `page` (zero-based) and `size` (1 to 100, default 100) of a campaign's contacts. */
 export class CampaignContactsQueryDto {
   @ApiPropertyOptional({ default: 0, minimum: 0 })
   @IsOptional()
@@ -19,11 +18,4 @@ export class CampaignContactsQueryDto {
   @Min(1, { message: 'deve ser de 1 a 100' })
   @Max(100, { message: 'deve ser de 1 a 100' })
   size?: number;
-}
-
-export class CampaignListQueryDto extends CampaignContactsQueryDto {
-  @ApiPropertyOptional({ enum: CAMPAIGN_STATUSES })
-  @IsOptional()
-  @IsIn(CAMPAIGN_STATUSES, { message: `deve ser um de: ${CAMPAIGN_STATUSES.join(', ')}` })
-  status?: CampaignStatus;
 }

@@ -11,10 +11,9 @@ import { AppConfig } from '../../../config/app-config.service';
 import { CampaignsService } from '../application/campaigns.service';
 import type { Campaign } from '../domain/campaign.entity';
 import { blankTemplateWarnings } from '../domain/gateway-media-rules';
-import { CampaignContactsQueryDto, CampaignListQueryDto } from './campaign-queries.dto';
+import { CampaignListQueryDto } from './campaign-list-query.dto';
 import { CampaignResponse, CampaignRetryResponse, toCampaignResponse } from './campaign.response';
 import { CreateCampaignDto } from './create-campaign.dto';
-import { CampaignContactResponse, toCampaignContactResponse } from './campaign-contact.response';
 
 @ApiTags('Campanhas')
 @CompanyAuthenticated()
@@ -84,27 +83,6 @@ export class CampaignsController {
     @Param('id', IdParamPipe) id: number,
   ): Promise<CampaignResponse> {
     return this.respond(await this.campaigns.get(company, id));
-  }
-
-  @Get(':id/contacts')
-  @ApiOperation({
-    summary: 'Contatos da campanha (lista simples; página menor que size é a última)',
-  })
-  @ApiOkResponse({ type: CampaignContactResponse, isArray: true })
-  async contacts(
-    @CurrentCompany() company: CompanySession,
-    @Param('id', IdParamPipe) id: number,
-    @Query() query: CampaignContactsQueryDto,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<CampaignContactResponse[]> {
-    const { items, total } = await this.campaigns.contacts(
-      company,
-      id,
-      query.page ?? 0,
-      query.size ?? 100,
-    );
-    response.setHeader('X-Total-Count', String(total));
-    return items.map((row) => toCampaignContactResponse(row, this.config.appTimezone));
   }
 
   @Put(':id/pause')

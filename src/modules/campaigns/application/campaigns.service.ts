@@ -6,7 +6,6 @@ import {
   RateLimitedError,
   ValidationFailedError,
 } from '../../../common/errors/domain-error';
-import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
@@ -17,7 +16,6 @@ import type { GatewayConfigSummary } from '../../gateway/application/gateway-con
 import { CampaignNothingToRetryError, NoValidContactsError } from '../domain/campaign.errors';
 import { RETRYABLE_FAILURE_KINDS } from '../domain/contact-failure-kind';
 import type { CampaignStatus } from '../domain/campaign-status';
-import type { CampaignContactRow } from '../domain/campaign-contact-row';
 import { CampaignsRepository } from '../infrastructure/campaigns.repository';
 import { CampaignGatewayCheck } from './campaign-gateway-check';
 import {
@@ -146,24 +144,6 @@ export class CampaignsService {
 
   async get(session: CompanySession, id: number): Promise<Campaign> {
     return this.pools.withSenders(await this.campaigns.findOwnedOrFail(session.companyId, id));
-  }
-
-  /** The contract answers a missing campaign with 400 on this endpoint (and 403 for another company's). */
-  async contacts(
-    session: CompanySession,
-    id: number,
-    page: number,
-    size: number,
-  ): Promise<{ items: CampaignContactRow[]; total: number }> {
-    try {
-      await this.campaigns.findOwnedOrFail(session.companyId, id);
-    } catch (error) {
-      if (error instanceof ResourceNotFoundError) {
-        throw new InvalidInputError('CAMPAIGN.NOT_FOUND', 'Campanha não encontrada');
-      }
-      throw error;
-    }
-    return this.campaigns.contactsPage(session.companyId, id, page, size);
   }
 
   pause(session: CompanySession, id: number): Promise<Campaign> {

@@ -12,14 +12,8 @@ import { ResourceNotFoundError, TenantRepository } from '../../../common/tenancy
 import { Campaign } from '../domain/campaign.entity';
 import { isPoolSender } from '../domain/sender-pool';
 import type { CampaignStatus } from '../domain/campaign-status';
-import type { CampaignContactRow } from '../domain/campaign-contact-row';
-import { execute, onReadPool, queryRows } from '../../../database/query-rows';
+import { execute, queryRows } from '../../../database/query-rows';
 import { IllegalTransitionError } from '../../../common/state/transition-table';
-
-/** The rows that send campaign `id` (an SQL parameter): its own, or its senders' for a pool. */
-const SENDING_ROWS_OF = (id: string): string =>
-  `SELECT k.id FROM campaigns k WHERE k.id = ${id} AND k.pool_id IS NULL
-   UNION ALL SELECT k.id FROM campaigns k WHERE k.pool_id = ${id} AND k.id <> ${id}`;
 
 /**
  * A campaign of its own or a pool's own row, never one of a pool's senders (domain/sender-pool.ts):
@@ -279,35 +273,6 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
       `UPDATE campaigns SET total_contacts = $2, blocked_contacts_removed = $3 WHERE id = $1`,
       [campaignId, total, blockedRemoved],
     );
-  }
-
-  async contactsPage(
-    companyId: number,
-    campaignId: number,
-    page: number,
-    size: number,
-  ): Promise<{ items: CampaignContactRow[]; total: number }> {
-    const [items, totals] = await onReadPool(this.repository.manager.connection, (reader) =>
-      Promise.all([
-        reader.query<CampaignContactRow[]>(
-          `SELECT c.id, c.phone_number AS "phoneNumber", c.name, c.status, c.sent_at AS "sentAt",
-                c.failed_at AS "failedAt", c.failure_reason AS "failureReason", c.retry_count AS "retryCount",
-                c.delivered_at AS "deliveredAt", c.read_at AS "readAt", c.played_at AS "playedAt",
-                c.delivery_error AS "deliveryError", c.sent_text AS "sentText", c.replied_at AS "repliedAt",
-                c.warm, c.failure_kind AS "failureKind",
-                s.gateway_config_id AS "senderGatewayConfigId", s.gateway_instance AS "senderInstance"
-           FROM campaign_contacts c JOIN campaigns s ON s.id = c.campaign_id
-          WHERE c.campaign_id = ANY (ARRAY(${SENDING_ROWS_OF('$1')})) AND c.company_id = $4
-          ORDER BY c.id LIMIT $2 OFFSET $3`,
-          [campaignId, size, page * size, companyId],
-        ),
-        reader.query<Array<{ total: number }>>(
-          `SELECT total_contacts AS total FROM campaigns WHERE id = $1 AND company_id = $2`,
-          [campaignId, companyId],
-        ),
-      ]),
-    );
-    return { items, total: totals[0]?.total ?? 0 };
   }
 
   /** Wakes the dispatch workers of every instance (LISTEN campaign_dispatch). */
