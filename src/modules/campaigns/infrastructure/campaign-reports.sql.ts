@@ -65,7 +65,8 @@ SELECT CASE WHEN grouping(s.id) = 0 THEN s.id END AS "senderId",
 
 /** When a contact counts in the per-day report: its send (SENT) or its failure (FAILED). */
 const OUTCOME_AT = `(CASE WHEN c.status = 'SENT' THEN c.sent_at ELSE c.failed_at END)`;
-const OUTCOME_DAY = `to_char(${OUTCOME_AT} AT TIME ZONE $4, 'YYYY-MM-DD')`;
+/** A date, not its text: grouping 100,000 rows by text took a sort on disk. */
+const OUTCOME_DAY = `(${OUTCOME_AT} AT TIME ZONE $4)::date`;
 
 /**
  * The company's contacts by the local day ($4 the zone) of their outcome between $2 and $3
@@ -75,7 +76,7 @@ const OUTCOME_DAY = `to_char(${OUTCOME_AT} AT TIME ZONE $4, 'YYYY-MM-DD')`;
  * counts a pool once, `automationRuns` a run once however many numbers it used.
  */
 export const DAILY_REPORT = `WITH ${optedOutSql('$1', '$5')}
-SELECT ${OUTCOME_DAY} AS day,
+SELECT to_char(${OUTCOME_DAY}, 'YYYY-MM-DD') AS day,
        count(DISTINCT coalesce(k.pool_id, k.id)) FILTER (WHERE k.automation_run_id IS NULL)::int AS campaigns,
        count(DISTINCT k.automation_run_id)::int AS "automationRuns",
        count(*)::int AS total, ${FUNNEL}
