@@ -163,6 +163,16 @@ async function plans(
         ORDER BY c.created_at DESC, c.id DESC LIMIT 100`,
       [companyId, configId + 1],
     ],
+    [
+      `SELECT c.id ${listed} AND c.status = $2 ORDER BY c.created_at DESC, c.id DESC LIMIT 100`,
+      [companyId, 'COMPLETED'],
+    ],
+    [
+      `SELECT c.id ${listed} AND c.created_at >= now() - interval '100 days'
+          AND c.created_at < now() - interval '99 days'
+        ORDER BY c.created_at DESC, c.id DESC LIMIT 100`,
+      [companyId],
+    ],
     [CAMPAIGN_REPORT, [campaignId, 'America/Sao_Paulo', companyId, 'OPT_OUT']],
     [
       DAILY_REPORT,
