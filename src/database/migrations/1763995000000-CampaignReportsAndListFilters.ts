@@ -42,6 +42,7 @@ export class CampaignReportsAndListFilters1763995000000 implements MigrationInte
     await q.query(`DROP INDEX campaign_contacts_outcome_at_idx`);
     await q.query(`DROP INDEX campaigns_listed_name_trgm_idx`);
     await q.query(`DROP INDEX campaigns_listed_created_idx`);
+    // unaccent stays: other searches may use it, and it holds no data.
     await q.query(`DROP FUNCTION campaign_name_key(text)`);
   }
 }
