@@ -6,6 +6,9 @@ import { AuthModule } from '../auth/auth.module';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsController } from './api/campaigns.controller';
+import { CampaignReportsController } from './api/campaign-reports.controller';
+import { CampaignReportsService } from './application/campaign-reports.service';
+import { CampaignReportsRepository } from './infrastructure/campaign-reports.repository';
 import { CampaignContactsController } from './api/campaign-contacts.controller';
 import { CampaignContactsService } from './application/campaign-contacts.service';
 import { CampaignContactsRepository } from './infrastructure/campaign-contacts.repository';
@@ -53,11 +56,14 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     OutboxModule,
     UserDatabasesModule,
   ],
-  controllers: [CampaignsController, CampaignContactsController],
+  // CampaignReportsController first: its `report` must not be taken for CampaignsController's `:id`.
+  controllers: [CampaignReportsController, CampaignsController, CampaignContactsController],
   providers: [
     CampaignsService,
     CampaignContactsService,
     CampaignContactsRepository,
+    CampaignReportsService,
+    CampaignReportsRepository,
     CampaignGatewayCheck,
     CampaignsRepository,
     DispatchClaimRepository,

@@ -11,6 +11,7 @@ import { AppConfig } from '../../../config/app-config.service';
 import { CampaignsService } from '../application/campaigns.service';
 import type { Campaign } from '../domain/campaign.entity';
 import { blankTemplateWarnings } from '../domain/gateway-media-rules';
+import { creationBounds } from '../domain/campaign-report';
 import { CampaignListQueryDto } from './campaign-list-query.dto';
 import { CampaignResponse, CampaignRetryResponse, toCampaignResponse } from './campaign.response';
 import { CreateCampaignDto } from './create-campaign.dto';
@@ -46,6 +47,8 @@ export class CampaignsController {
   @Get()
   @ApiOperation({
     summary: 'Campanhas da empresa, mais novas primeiro; total no cabeçalho X-Total-Count',
+    description:
+      'Filtros, todos juntos quando dados: status; search (parte do nome, sem diferença de maiúsculas nem de acentos); from e to (dias locais AAAA-MM-DD da criação, ambos incluídos); gatewayConfigId (campanhas que enviam por essa configuração, também os pools que a têm). Páginas de page (0) e size (padrão 100, máximo 100). 400: data inválida, to antes de from, page ou size fora da faixa, gatewayConfigId que não é número, status desconhecido.',
   })
   @ApiOkResponse({ type: CampaignResponse, isArray: true })
   @ApiHeader({
@@ -53,6 +56,7 @@ export class CampaignsController {
     description: 'Total de campanhas do filtro (na resposta)',
     required: false,
   })
+  @ApiErrors(400)
   async list(
     @CurrentCompany() company: CompanySession,
     @Query() query: CampaignListQueryDto,
@@ -60,6 +64,9 @@ export class CampaignsController {
   ): Promise<CampaignResponse[]> {
     const { items, total } = await this.campaigns.list(company, {
       status: query.status,
+      search: query.search?.trim() || undefined,
+      ...creationBounds(query.from, query.to, this.config.appTimezone),
+      gatewayConfigId: query.gatewayConfigId,
       page: query.page ?? 0,
       size: query.size ?? 100,
     });

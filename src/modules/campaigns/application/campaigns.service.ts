@@ -15,7 +15,6 @@ import { Campaign, NewCampaign } from '../domain/campaign.entity';
 import type { GatewayConfigSummary } from '../../gateway/application/gateway-configs.service';
 import { CampaignNothingToRetryError, NoValidContactsError } from '../domain/campaign.errors';
 import { RETRYABLE_FAILURE_KINDS } from '../domain/contact-failure-kind';
-import type { CampaignStatus } from '../domain/campaign-status';
 import { CampaignsRepository } from '../infrastructure/campaigns.repository';
 import { CampaignGatewayCheck } from './campaign-gateway-check';
 import {
@@ -131,7 +130,7 @@ export class CampaignsService {
 
   async list(
     session: CompanySession,
-    filter: { status?: CampaignStatus; page: number; size: number },
+    filter: Parameters<CampaignsRepository['list']>[1],
   ): Promise<{ items: Campaign[]; total: number }> {
     const page = await this.campaigns.list(session.companyId, filter);
     await this.pools.withSenders(page.items);

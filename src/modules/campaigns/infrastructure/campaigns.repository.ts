@@ -5,7 +5,7 @@ import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
 import { DEFAULT_REACH_OUT } from '../../../common/messaging/reach-out';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Raw, Repository } from 'typeorm';
+import { IsNull, Raw, Repository, SelectQueryBuilder } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { managerOf } from '../../../database/transactions';
 import { ResourceNotFoundError, TenantRepository } from '../../../common/tenancy/owned-resource';
@@ -49,20 +49,74 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     super(repository, CAMPAIGN_KIND);
   }
 
+  /**
+   * The campaigns the list shows (neither automation runs nor a pool's senders), newest first,
+   * narrowed by `filter`, and how many match. docs/API-RULES.md, "Reports and the campaign
+   * list", gives the filters; campaigns_listed_created_idx, campaigns_listed_name_trgm_idx and
+   * campaigns_gateway_config_idx answer them.
+   */
   async list(
     companyId: number,
-    filter: { status?: CampaignStatus; page: number; size: number },
+    filter: {
+      status?: CampaignStatus;
+      search?: string;
+      /** Created at or after. */
+      createdFrom?: Date;
+      /** Created before. */
+      createdBefore?: Date;
+      gatewayConfigId?: number;
+      page: number;
+      size: number;
+    },
   ): Promise<{ items: Campaign[]; total: number }> {
-    const where = filter.status
-      ? { companyId, status: filter.status, automationRunId: IsNull(), poolId: NOT_A_SENDER }
-      : { companyId, automationRunId: IsNull(), poolId: NOT_A_SENDER };
-    const [items, total] = await this.repository.findAndCount({
-      where,
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: filter.page * filter.size,
-      take: filter.size,
-    });
+    const query = this.repository
+      .createQueryBuilder('campaign')
+      .where('campaign.company_id = :companyId', { companyId })
+      .andWhere('campaign.automation_run_id IS NULL')
+      .andWhere('(campaign.pool_id IS NULL OR campaign.pool_id = campaign.id)');
+    this.narrowList(query, filter);
+    const [items, total] = await query
+      .orderBy('campaign.created_at', 'DESC')
+      .addOrderBy('campaign.id', 'DESC')
+      .offset(filter.page * filter.size)
+      .limit(filter.size)
+      .getManyAndCount();
     return { items, total };
+  }
+
+  /** The list's optional filters, each a bound parameter. */
+  private narrowList(
+    query: SelectQueryBuilder<Campaign>,
+    filter: Parameters<CampaignsRepository['list']>[1],
+  ): void {
+    if (filter.status) {
+      query.andWhere('campaign.status = :status', { status: filter.status });
+    }
+    if (filter.search) {
+      // The name and the search alike without accents and in lower case; LIKE's own wildcards
+      // in the search are taken as written.
+      query.andWhere(
+        `campaign_name_key(campaign.name) LIKE '%' || campaign_name_key(:search) || '%'`,
+        { search: filter.search.replace(/[\\%_]/g, '\\$&') },
+      );
+    }
+    if (filter.createdFrom) {
+      query.andWhere('campaign.created_at >= :createdFrom', { createdFrom: filter.createdFrom });
+    }
+    if (filter.createdBefore) {
+      query.andWhere('campaign.created_at < :createdBefore', {
+        createdBefore: filter.createdBefore,
+      });
+    }
+    if (filter.gatewayConfigId !== undefined) {
+      // A pool's numbers are its senders' rows, whose pool_id names it; a campaign on one
+      // number is its own row.
+      query.andWhere(
+        `campaign.id IN (SELECT coalesce(s.pool_id, s.id) FROM campaigns s
+                          WHERE s.company_id = :companyId AND s.gateway_config_id = :gatewayConfigId)`,
+        { gatewayConfigId: filter.gatewayConfigId },
+      );
+    }
   }
 
   listActive(companyId: number): Promise<Campaign[]> {
