@@ -84,14 +84,17 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     return campaign;
   }
 
-  /** Non-test campaigns created since `since`, and the oldest creation among them (for Retry-After). */
+  /**
+   * Non-test campaigns launched since `since` (created other than as drafts, or drafts
+   * launched), and the oldest launch among them (for Retry-After).
+   */
   async creationsSince(
     companyId: number,
     since: Date,
   ): Promise<{ count: number; oldest: Date | null }> {
     const rows: Array<{ count: number; oldest: Date | null }> = await this.repository.query(
-      `SELECT count(*)::int AS count, min(created_at) AS oldest
-         FROM campaigns WHERE company_id = $1 AND created_at > $2 AND NOT is_test
+      `SELECT count(*)::int AS count, min(launched_at) AS oldest
+         FROM campaigns WHERE company_id = $1 AND launched_at > $2 AND NOT is_test
           AND automation_run_id IS NULL
           AND (pool_id IS NULL OR pool_id = id)`,
       [companyId, since],
