@@ -7,6 +7,10 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsController } from './api/campaigns.controller';
 import { CampaignContactsController } from './api/campaign-contacts.controller';
+import { CampaignDraftsController } from './api/campaign-drafts.controller';
+import { CampaignDraftsService } from './application/campaign-drafts.service';
+import { CampaignDraftStore } from './application/campaign-draft-store';
+import { CampaignDraftsRepository } from './infrastructure/campaign-drafts.repository';
 import { CampaignContactsService } from './application/campaign-contacts.service';
 import { CampaignContactsRepository } from './infrastructure/campaign-contacts.repository';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
@@ -53,9 +57,12 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     OutboxModule,
     UserDatabasesModule,
   ],
-  controllers: [CampaignsController, CampaignContactsController],
+  controllers: [CampaignsController, CampaignContactsController, CampaignDraftsController],
   providers: [
     CampaignsService,
+    CampaignDraftsService,
+    CampaignDraftStore,
+    CampaignDraftsRepository,
     CampaignContactsService,
     CampaignContactsRepository,
     CampaignGatewayCheck,
