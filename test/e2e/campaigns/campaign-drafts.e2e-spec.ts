@@ -8,6 +8,7 @@ import {
 } from '../../support/campaigns';
 import { db } from '../../support/db';
 import { useE2eFixture } from '../../support/e2e-fixture';
+import { pngImage } from '../../support/media';
 import { expectErrorBody } from '../../support/error-body';
 import { ADMIN_HEADER, TestCompany } from '../../support/test-app';
 import { sleep } from '../../support/waiting';
@@ -191,6 +192,35 @@ describe('drafts: edit and launch', () => {
         warm_first: true,
         sending_window: { days: [1, 2, 3], start: '09:00', end: '18:00' },
       });
+    });
+
+    it('turns a draft into a media message and back, its media checked and its type detected again', async () => {
+      const created = await draft();
+      const png = `data:image/png;base64,${pngImage().toString('base64')}`;
+      const withMedia = await company
+        .put(`/api/campaigns/${created.id}`, { mediaUrl: png, caption: 'Veja {PrimeiroNome}' })
+        .expect(200);
+      expect(withMedia.body).toMatchObject({ type: 'MEDIA', mediaType: 'image' });
+      const broken = await company.put(`/api/campaigns/${created.id}`, {
+        mediaUrl: 'data:image/png;base64,@@@',
+      });
+      expect(expectErrorBody(broken, 400)).toMatch(/mediaUrl=.*base64 válido/);
+      const plain = await company
+        .put(`/api/campaigns/${created.id}`, { mediaUrl: null })
+        .expect(200);
+      expect(plain.body).toMatchObject({ type: 'TEXT', mediaType: null, mediaUrl: null });
+      const { rows } = await db().query(`SELECT caption FROM campaigns WHERE id = $1`, [
+        created.id,
+      ]);
+      expect(rows[0].caption).toBeNull();
+    });
+
+    it('warns, as creation does, of a message that may render blank', async () => {
+      const created = await draft();
+      const edited = await company
+        .put(`/api/campaigns/${created.id}`, { message: '{PrimeiroNome}' })
+        .expect(200);
+      expect(edited.body.warnings).toEqual([expect.stringMatching(/^message só tem variáveis/)]);
     });
 
     it('edits a SCHEDULED campaign with the full checks: its message is required and its instance checked', async () => {
@@ -409,13 +439,19 @@ describe('drafts: edit and launch', () => {
   });
 
   describe('POST /api/campaigns/{id}/launch', () => {
-    it('schedules a draft that has a time, with no started event until it comes', async () => {
+    it('schedules a draft that has a time, with no started event until it comes, then starts it', async () => {
       const scheduledFor = localIn(60);
       const created = await draft({ scheduledFor });
       const launched = await company.post(`/api/campaigns/${created.id}/launch`).expect(200);
       expect(launched.body).toMatchObject({ status: 'SCHEDULED', scheduledFor, startedAt: null });
       expect(await eventsOf(created.id)).toEqual([]);
-      await company.put(`/api/campaigns/${created.id}/cancel`).expect(200);
+      await db().query(
+        `UPDATE campaigns SET scheduled_for = now() - interval '1 second' WHERE id = $1`,
+        [created.id],
+      );
+      const done = await waitForCampaign(company, created.id, (c) => c.status === 'COMPLETED');
+      expect(done.sentContacts).toBe(3);
+      expect((await eventsOf(created.id)).filter((e) => e === 'campaign.started')).toHaveLength(1);
     });
 
     it('refuses with 400 a draft whose gateway key is wrong, leaving the draft as it was', async () => {
@@ -650,6 +686,42 @@ describe('drafts: edit and launch', () => {
       await waitForCampaign(company, created.id, (x) => x.status === 'COMPLETED');
       expect(fake.sent.filter((s) => s.instance === a.gw.instance)).toHaveLength(6);
       expect(fake.sent.filter((s) => s.instance === b.gw.instance)).toHaveLength(0);
+    });
+
+    it('launches a scheduled pool draft: its numbers wait with it and all start at its time', async () => {
+      const [a, b] = [await connectedConfig(company, fake), await connectedConfig(company, fake)];
+      const contacts = phones(6, 7600);
+      const created = (
+        await company
+          .post('/api/campaigns', {
+            name: 'Pool agendado em rascunho',
+            message: 'Oi',
+            isDraft: true,
+            scheduledFor: localIn(60),
+            gatewayConfigIds: [a.id, b.id],
+            intervalMinSeconds: 0,
+            intervalMaxSeconds: 0,
+            contacts,
+          })
+          .expect(200)
+      ).body;
+      const launched = await company.post(`/api/campaigns/${created.id}/launch`).expect(200);
+      expect(launched.body.status).toBe('SCHEDULED');
+      expect((await storedShape(created.id)).senders.map((s) => s.status)).toEqual([
+        'SCHEDULED',
+        'SCHEDULED',
+      ]);
+      await db().query(
+        `UPDATE campaigns SET scheduled_for = now() - interval '1 second' WHERE pool_id = $1`,
+        [created.id],
+      );
+      const done = await waitForCampaign(company, created.id, (x) => x.status === 'COMPLETED');
+      expect(done).toMatchObject({ sentContacts: 6, failedContacts: 0 });
+      for (const p of contacts) {
+        expect(fake.sentTo(p.phoneNumber)).toHaveLength(1);
+      }
+      expect(fake.sent.filter((m) => m.instance === a.gw.instance)).toHaveLength(3);
+      expect(fake.sent.filter((m) => m.instance === b.gw.instance)).toHaveLength(3);
     });
 
     it('reschedules a scheduled pool on all its numbers', async () => {

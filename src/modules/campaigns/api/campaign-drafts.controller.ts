@@ -7,6 +7,8 @@ import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import { CampaignDraftsService } from '../application/campaign-drafts.service';
+import type { Campaign } from '../domain/campaign.entity';
+import { blankTemplateWarnings } from '../domain/gateway-media-rules';
 import { CampaignResponse, toCampaignResponse } from './campaign.response';
 import { UpdateCampaignDto } from './update-campaign.dto';
 
@@ -53,7 +55,14 @@ export class CampaignDraftsController {
     return this.respond(await this.drafts.launch(company, id));
   }
 
-  private respond(campaign: Parameters<typeof toCampaignResponse>[0]): CampaignResponse {
-    return toCampaignResponse(campaign, this.config.appTimezone, this.clock.now());
+  /** The campaign, with creation's warnings about what it will send as it now stands. */
+  private respond(campaign: Campaign): CampaignResponse {
+    const response = toCampaignResponse(campaign, this.config.appTimezone, this.clock.now());
+    const warnings = blankTemplateWarnings({
+      message: campaign.messageContent ?? undefined,
+      caption: campaign.caption ?? undefined,
+      pollData: campaign.pollData ?? undefined,
+    });
+    return warnings.length > 0 ? { ...response, warnings } : response;
   }
 }

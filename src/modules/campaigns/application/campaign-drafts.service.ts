@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
-import { UnitOfWork } from '../../../common/persistence/transaction';
+import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import type { CompanySession } from '../../../common/session/company-session';
 import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
 import { Clock } from '../../../common/time/clock';
@@ -11,6 +11,7 @@ import type { GatewayConfigSummary } from '../../gateway/application/gateway-con
 import { launchActionOf } from '../domain/campaign-draft';
 import { startedEvent } from '../domain/campaign-events';
 import type { Campaign } from '../domain/campaign.entity';
+import { CampaignChangedMeanwhileError } from '../domain/campaign.errors';
 import { isPool } from '../domain/sender-pool';
 import { CampaignDraftsRepository } from '../infrastructure/campaign-drafts.repository';
 import { CampaignsRepository } from '../infrastructure/campaigns.repository';
@@ -62,7 +63,7 @@ export class CampaignDraftsService {
     const now = this.clock.now();
     const edit = await this.checkEdit(owned, patch, now);
     const campaign = await this.unitOfWork.run(async (tx) => {
-      const locked = await this.campaigns.lockForUpdate(tx, id);
+      const locked = await this.lockUnchanged(tx, owned);
       await this.store.saveEdit(tx, locked, edit, now);
       if (locked.status === 'SCHEDULED') {
         // A time moved earlier must not wait for the loop's sleep until the old one.
@@ -154,7 +155,7 @@ export class CampaignDraftsService {
     });
     const [first] = await this.sendersFor(owned.companyId, input);
     const campaign = await this.unitOfWork.run(async (tx) => {
-      const locked = await this.campaigns.lockForUpdate(tx, id);
+      const locked = await this.lockUnchanged(tx, owned);
       const pool = isPool(locked);
       const holders = pool ? (await this.drafts.lockSenders(tx, id)).map((s) => s.id) : [id];
       locked.launch(now);
@@ -202,6 +203,18 @@ export class CampaignDraftsService {
       }
       throw error;
     }
+  }
+
+  /**
+   * The campaign under its row lock, as it was when its edit or launch was checked: changed
+   * since (another edit, its start), it is refused rather than written from a stale reading.
+   */
+  private async lockUnchanged(tx: Transaction, read: Campaign): Promise<Campaign> {
+    const locked = await this.campaigns.lockForUpdate(tx, read.id);
+    if (locked.updatedAt.getTime() !== read.updatedAt.getTime()) {
+      throw new CampaignChangedMeanwhileError();
+    }
+    return locked;
   }
 
   /** A pool's numbers in their order; null for a campaign on one number. */

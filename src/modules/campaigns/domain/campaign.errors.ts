@@ -103,3 +103,18 @@ export class GatewayCheckFailedError extends InvalidInputError {
     super('CAMPAIGN.GATEWAY_CHECK_FAILED', message);
   }
 }
+
+/**
+ * The campaign changed between the checks of an edit or a launch and its write (another edit,
+ * its scheduled start): what was checked is no longer what would be written (409, nothing
+ * changed; the request may simply be sent again).
+ */
+export class CampaignChangedMeanwhileError extends DomainError {
+  constructor() {
+    super(
+      'CAMPAIGN.CHANGED_MEANWHILE',
+      'conflict',
+      'A campanha mudou enquanto o pedido era verificado; envie-o de novo',
+    );
+  }
+}
