@@ -61,7 +61,7 @@ export class CampaignDraftsService {
     const owned = await this.campaigns.findOwnedOrFail(session.companyId, id);
     owned.checkEdit();
     const now = this.clock.now();
-    const edit = await this.checkEdit(owned, patch, now);
+    const edit = await this.checkedEdit(owned, patch, now);
     const campaign = await this.unitOfWork.run(async (tx) => {
       const locked = await this.lockUnchanged(tx, owned);
       await this.store.saveEdit(tx, locked, edit, now);
@@ -75,7 +75,7 @@ export class CampaignDraftsService {
   }
 
   /** The edit as creation would check it (a draft's skipping what drafts skip), or a 400. */
-  private async checkEdit(
+  private async checkedEdit(
     owned: Campaign,
     patch: UpdateCampaignCommand,
     now: Date,
@@ -219,11 +219,6 @@ export class CampaignDraftsService {
 
   /** A pool's numbers in their order; null for a campaign on one number. */
   private async poolConfigIdsOf(campaign: Campaign): Promise<number[] | null> {
-    if (!isPool(campaign)) {
-      return null;
-    }
-    return (await this.senderPools.sendersOf([campaign.id])).map(
-      (sender) => sender.gatewayConfigId,
-    );
+    return isPool(campaign) ? this.drafts.senderConfigIds(campaign.id) : null;
   }
 }

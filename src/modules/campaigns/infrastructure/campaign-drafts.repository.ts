@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { managerOf } from '../../../database/transactions';
 import { execute, queryRows } from '../../../database/query-rows';
@@ -42,6 +43,21 @@ const COPIED_DEFINITION = [
  */
 @Injectable()
 export class CampaignDraftsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * A pool's numbers in their order, read on the primary: what an edit or a launch checks must
+   * be what its write then finds under the lock.
+   */
+  async senderConfigIds(poolId: number): Promise<number[]> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `SELECT gateway_config_id AS id FROM campaigns WHERE pool_id = $1 AND id <> $1 ORDER BY id`,
+      [poolId],
+    );
+    return rows.map((row) => row.id);
+  }
+
   /** Writes what an edit changes: the definition (gateway snapshot, pool shape included). */
   async saveDefinition(tx: Transaction, campaign: Campaign): Promise<void> {
     const fields = campaign as unknown as Record<string, unknown>;
