@@ -10,6 +10,10 @@ import { CampaignReportsController } from './api/campaign-reports.controller';
 import { CampaignReportsService } from './application/campaign-reports.service';
 import { CampaignReportsRepository } from './infrastructure/campaign-reports.repository';
 import { CampaignContactsController } from './api/campaign-contacts.controller';
+import { CampaignDraftsController } from './api/campaign-drafts.controller';
+import { CampaignDraftsService } from './application/campaign-drafts.service';
+import { CampaignDraftStore } from './application/campaign-draft-store';
+import { CampaignDraftsRepository } from './infrastructure/campaign-drafts.repository';
 import { CampaignContactsService } from './application/campaign-contacts.service';
 import { CampaignContactsRepository } from './infrastructure/campaign-contacts.repository';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
@@ -57,9 +61,17 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     UserDatabasesModule,
   ],
   // CampaignReportsController first: its `report` must not be taken for CampaignsController's `:id`.
-  controllers: [CampaignReportsController, CampaignsController, CampaignContactsController],
+  controllers: [
+    CampaignReportsController,
+    CampaignsController,
+    CampaignContactsController,
+    CampaignDraftsController,
+  ],
   providers: [
     CampaignsService,
+    CampaignDraftsService,
+    CampaignDraftStore,
+    CampaignDraftsRepository,
     CampaignContactsService,
     CampaignContactsRepository,
     CampaignReportsService,

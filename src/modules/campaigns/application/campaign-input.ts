@@ -9,6 +9,8 @@ import { templateFieldProblems } from '../domain/message-variants';
 export const DEFAULT_MIN_INTERVAL_SECONDS = 5;
 export const DEFAULT_MAX_INTERVAL_SECONDS = 12;
 export const SCHEDULING_LEAD_MS = 5 * 60 * 1000;
+export const NO_VALID_CONTACT =
+  'nenhum contato válido: informe ao menos 1 número de telefone válido';
 
 export interface CampaignInput {
   isDraft?: boolean;

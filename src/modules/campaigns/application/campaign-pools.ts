@@ -61,6 +61,18 @@ export class CampaignPools {
     configs: readonly GatewayConfigSummary[],
   ): Promise<void> {
     await this.campaigns.save(tx, pool);
+    await this.addSenders(tx, pool, configs);
+  }
+
+  /**
+   * One sender per configuration, in their order, for the saved campaign `pool`, which becomes
+   * the pool (its row's pool_id is the caller's to write); its contacts are the caller's too.
+   */
+  async addSenders(
+    tx: Transaction,
+    pool: Campaign,
+    configs: readonly GatewayConfigSummary[],
+  ): Promise<void> {
     pool.poolId = pool.id;
     await this.campaigns.saveAll(
       tx,

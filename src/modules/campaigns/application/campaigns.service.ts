@@ -15,12 +15,17 @@ import { Campaign, NewCampaign } from '../domain/campaign.entity';
 import type { GatewayConfigSummary } from '../../gateway/application/gateway-configs.service';
 import { CampaignNothingToRetryError, NoValidContactsError } from '../domain/campaign.errors';
 import { RETRYABLE_FAILURE_KINDS } from '../domain/contact-failure-kind';
+import type { CampaignType } from '../domain/campaign-status';
+import type { CampaignListFilter } from '../domain/campaign-list-filter';
+import type { Company } from '../../auth/domain/company.entity';
 import { CampaignsRepository } from '../infrastructure/campaigns.repository';
 import { CampaignGatewayCheck } from './campaign-gateway-check';
 import {
   CampaignInput,
   CheckedCampaignInput,
   checkCampaignInput,
+  FieldErrors,
+  NO_VALID_CONTACT,
   prepareContacts,
 } from './campaign-input';
 import { CampaignMediaCheck } from './campaign-media.check';
@@ -59,42 +64,20 @@ export class CampaignsService {
 
   async create(session: CompanySession, command: CreateCampaignCommand): Promise<Campaign> {
     const now = this.clock.now();
-    const { value: checked, errors } = checkCampaignInput(command, {
-      now,
-      timezone: this.config.appTimezone,
-      defaultCountryCode: this.config.defaultCountryCode,
-    });
-    const mediaUrl =
-      command.mediaUrl && checked.type === 'MEDIA' && !errors.some(([f]) => f === 'mediaUrl')
-        ? await this.mediaCheck.check(command.mediaUrl, checked.mediaType, command.fileName, errors)
-        : (command.mediaUrl ?? null);
+    const { checked, mediaUrl, errors } = await this.checkInput(command, now, true);
     const contacts = prepareContacts(command.contacts, this.config.defaultCountryCode);
     if (contacts.phones.length === 0) {
-      errors.push([
-        'contacts',
-        'nenhum contato válido: informe ao menos 1 número de telefone válido',
-      ]);
+      errors.push(['contacts', NO_VALID_CONTACT]);
     }
     if (errors.length > 0) {
       throw new ValidationFailedError(errors);
     }
-    const company = await this.settings.get(session.companyId);
-    if (checked.type === 'POLL' && !company.pollCampaignsEnabled) {
-      throw new InvalidInputError(
-        'CAMPAIGN.POLLS_DISABLED',
-        'Campanhas de enquete estão desativadas para esta empresa',
-      );
-    }
-    if (!command.isTest) {
-      await this.assertCreationAllowed(
-        session.companyId,
-        company.campaignCreationsPerHour ?? this.config.campaignCreationsPerHour,
-        now,
-      );
-    }
-    if (command.databaseConfigId !== undefined) {
-      await this.variables.assertUsable(session.companyId, command.databaseConfigId);
-    }
+    const company = await this.assertAllowed(session.companyId, {
+      type: checked.type,
+      counted: !command.isTest && !command.isDraft,
+      databaseConfigId: command.databaseConfigId ?? null,
+      now,
+    });
     const senders = await this.sendersFor(session.companyId, command);
     const campaign = Campaign.create(
       newCampaignOf(session.companyId, command, checked, mediaUrl, senders[0]),
@@ -112,25 +95,75 @@ export class CampaignsService {
     return this.pools.withSenders(campaign);
   }
 
-  /** The configurations it sends through: a pool's, in order, or the one of a single sender. */
-  private async sendersFor(
+  /**
+   * Creation's checks of the input (checkCampaignInput), and of its media when `checkMedia`
+   * (a media campaign's URL or data URI): the values to store and the field errors found.
+   */
+  async checkInput(
+    input: CampaignInput,
+    now: Date,
+    checkMedia: boolean,
+  ): Promise<{ checked: CheckedCampaignInput; mediaUrl: string | null; errors: FieldErrors }> {
+    const { value: checked, errors } = checkCampaignInput(input, {
+      now,
+      timezone: this.config.appTimezone,
+      defaultCountryCode: this.config.defaultCountryCode,
+    });
+    const mediaUrl =
+      checkMedia &&
+      input.mediaUrl &&
+      checked.type === 'MEDIA' &&
+      !errors.some(([f]) => f === 'mediaUrl')
+        ? await this.mediaCheck.check(input.mediaUrl, checked.mediaType, input.fileName, errors)
+        : (input.mediaUrl ?? null);
+    return { checked, mediaUrl, errors };
+  }
+
+  /**
+   * Creation's rules of the company: polls enabled for a POLL, the hourly limit when the
+   * campaign is `counted` (launched and not a test: docs/API-RULES.md, "Drafts: edit and
+   * launch"), its variables' database usable. Answers the company's settings.
+   */
+  async assertAllowed(
     companyId: number,
-    command: CreateCampaignCommand,
-  ): Promise<GatewayConfigSummary[]> {
-    if (command.gatewayConfigIds) {
+    rules: { type: CampaignType; counted: boolean; databaseConfigId: number | null; now: Date },
+  ): Promise<Company> {
+    const company = await this.settings.get(companyId);
+    if (rules.type === 'POLL' && !company.pollCampaignsEnabled) {
+      throw new InvalidInputError(
+        'CAMPAIGN.POLLS_DISABLED',
+        'Campanhas de enquete estão desativadas para esta empresa',
+      );
+    }
+    if (rules.counted) {
+      await this.assertCreationAllowed(
+        companyId,
+        company.campaignCreationsPerHour ?? this.config.campaignCreationsPerHour,
+        rules.now,
+      );
+    }
+    if (rules.databaseConfigId !== null) {
+      await this.variables.assertUsable(companyId, rules.databaseConfigId);
+    }
+    return company;
+  }
+
+  /** The configurations it sends through: a pool's, in order, or the one of a single sender. */
+  async sendersFor(companyId: number, input: CampaignInput): Promise<GatewayConfigSummary[]> {
+    if (input.gatewayConfigIds) {
       const pool = await this.gatewayCheck.resolvePool(
         companyId,
-        command.gatewayConfigIds,
-        command.isDraft ?? false,
+        input.gatewayConfigIds,
+        input.isDraft ?? false,
       );
       return pool.map((sender) => sender.config);
     }
-    return [(await this.gatewayCheck.resolve(companyId, command)).config];
+    return [(await this.gatewayCheck.resolve(companyId, input)).config];
   }
 
   async list(
     session: CompanySession,
-    filter: Parameters<CampaignsRepository['list']>[1],
+    filter: CampaignListFilter,
   ): Promise<{ items: Campaign[]; total: number }> {
     const page = await this.campaigns.list(session.companyId, filter);
     await this.pools.withSenders(page.items);
@@ -280,7 +313,7 @@ export class CampaignsService {
 }
 
 /** The campaign a creation asks for, from its checked input. */
-function newCampaignOf(
+export function newCampaignOf(
   companyId: number,
   command: CreateCampaignCommand,
   checked: CheckedCampaignInput,

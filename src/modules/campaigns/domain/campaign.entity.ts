@@ -14,6 +14,15 @@ import {
   nextCampaignStatus,
 } from './campaign-status';
 import {
+  CampaignContent,
+  CampaignDefinition,
+  CampaignMediaType,
+  definitionColumnsOf,
+  launchActionOf,
+  NOTHING_DONE_YET,
+} from './campaign-draft';
+import {
+  CampaignDraftMoveNotAllowedError,
   CampaignRetryNotAllowedError,
   CampaignRetryWindowPassedError,
   CampaignTransitionNotAllowedError,
@@ -24,37 +33,12 @@ import type { PollDefinition } from '../../../common/messaging/poll';
 import { Timestamped } from '../../../common/persistence/timestamped';
 import type { PoolSender, SenderLoss } from './sender-pool';
 
-export type CampaignMediaType = 'image' | 'video' | 'audio' | 'document';
+export type { CampaignContent, CampaignMediaType, PollDefinition };
 
-export type { PollDefinition };
-
-/** What a campaign sends: its type and the parts of its message. */
-export interface CampaignContent {
-  type: CampaignType;
-  messageContent: string | null;
-  mediaUrl: string | null;
-  mediaType: CampaignMediaType | null;
-  fileName: string | null;
-  caption: string | null;
-  pollData: PollDefinition | null;
-}
-
-export interface NewCampaign extends CampaignContent {
+/** A campaign a person creates: its definition, its company, and whether it is a draft. */
+export interface NewCampaign extends CampaignDefinition {
   companyId: number;
-  name: string;
-  description: string | null;
-  isTest: boolean;
   isDraft: boolean;
-  scheduledFor: Date | null;
-  gateway: { id: number; name: string; url: string; instance: string };
-  databaseConfigId: number | null;
-  minInterval: number;
-  maxInterval: number;
-  notificationPhone: string | null;
-  sendingWindow: SendingWindow | null;
-  longPause: { every: number; minSeconds: number; maxSeconds: number } | null;
-  /** Contacts who talked with the number lately go first; absent: false. */
-  warmFirst?: boolean;
 }
 
 /**
@@ -76,36 +60,11 @@ export type WaitingReason =
 export const RETRY_WINDOW_DAYS = 7;
 const RETRY_WINDOW_MS = RETRY_WINDOW_DAYS * 24 * 60 * 60 * 1000;
 
-/** A new campaign's counters and the engine's watch over it. */
-const NOTHING_COUNTED_YET = {
-  internalErrorStreak: 0,
-  sendFailureStreak: 0,
-  watchedSends: 0,
-  watchedRefusals: 0,
-  unknownOutcomeContacts: 0,
-  deliveredContacts: 0,
-  repliedContacts: 0,
-  readContacts: 0,
-  optedOutContacts: 0,
-  totalContacts: 0,
-  sentContacts: 0,
-  failedContacts: 0,
-  blockedContactsRemoved: 0,
-  progressStep: 0,
-};
-
-/** A campaign on one number (CampaignPools makes the pools). */
-const NOT_IN_A_POOL = {
-  poolId: null,
-  senderLostAt: null,
-  senderLostReason: null,
-  senderLostCause: null,
-};
-
 @Entity({ name: 'campaigns' })
 @Index('campaigns_gateway_config_idx', ['gatewayConfigId'])
 // Descending and partial indexes TypeORM cannot describe: the migrations define them.
 @Index('campaigns_company_created_idx', { synchronize: false })
+@Index('campaigns_company_launched_idx', { synchronize: false })
 @Index('campaigns_company_status_created_idx', { synchronize: false })
 @Index('campaigns_instance_due_idx', { synchronize: false })
 @Index('campaigns_scheduled_idx', { synchronize: false })
@@ -155,6 +114,8 @@ export class Campaign extends Timestamped {
   @Column({ name: 'scheduled_for', type: 'timestamptz', nullable: true })
   scheduledFor!: Date | null;
   @Column({ name: 'started_at', type: 'timestamptz', nullable: true }) startedAt!: Date | null;
+  /** When it left DRAFT (or its creation, when not a draft): what the hourly creation limit counts. */
+  @Column({ name: 'launched_at', type: 'timestamptz', nullable: true }) launchedAt!: Date | null;
   @Column({ name: 'paused_at', type: 'timestamptz', nullable: true }) pausedAt!: Date | null;
   @Column({ name: 'completed_at', type: 'timestamptz', nullable: true }) completedAt!: Date | null;
   @Column({ name: 'failure_reason', type: 'text', nullable: true }) failureReason!: string | null;
@@ -252,51 +213,49 @@ export class Campaign extends Timestamped {
   /** DRAFT when isDraft, SCHEDULED when scheduledFor is given, otherwise ACTIVE at once. */
   static create(props: NewCampaign, now: Date): Campaign {
     const campaign = new Campaign();
-    Object.assign(campaign, {
+    Object.assign(campaign, definitionColumnsOf(props), NOTHING_DONE_YET, {
       companyId: props.companyId,
-      name: props.name,
-      description: props.description,
-      isTest: props.isTest,
-      type: props.type,
-      messageContent: props.messageContent,
-      mediaUrl: props.mediaUrl,
-      mediaType: props.mediaType,
-      fileName: props.fileName,
-      caption: props.caption,
-      pollData: props.pollData,
-      gatewayConfigId: props.gateway.id,
-      gatewayName: props.gateway.name,
-      gatewayUrl: props.gateway.url,
-      gatewayInstance: props.gateway.instance,
-      databaseConfigId: props.databaseConfigId,
-      minInterval: props.minInterval,
-      maxInterval: props.maxInterval,
-      notificationPhone: props.notificationPhone,
-      sendingWindow: props.sendingWindow,
-      longPauseEvery: props.longPause?.every ?? null,
-      longPauseMin: props.longPause?.minSeconds ?? null,
-      longPauseMax: props.longPause?.maxSeconds ?? null,
-      warmFirst: props.warmFirst ?? false,
-      waitingReason: null,
-      scheduledFor: props.scheduledFor,
-      startedAt: null,
-      pausedAt: null,
-      completedAt: null,
-      failureReason: null,
-      pauseReason: null,
-      ...NOTHING_COUNTED_YET,
-      nextSendAt: null,
-      automationRunId: null,
-      ...NOT_IN_A_POOL,
+      status: 'DRAFT',
       createdAt: now,
       updatedAt: now,
     });
-    campaign.status = props.isDraft ? 'DRAFT' : props.scheduledFor ? 'SCHEDULED' : 'ACTIVE';
-    if (campaign.status === 'ACTIVE') {
-      campaign.startedAt = now;
-      campaign.nextSendAt = now;
+    if (!props.isDraft) {
+      campaign.launch(now);
     }
     return campaign;
+  }
+
+  /** An edit is allowed while nothing was sent: a DRAFT or SCHEDULED campaign (409 otherwise). */
+  checkEdit(): void {
+    if (!nextCampaignStatus(this.status, 'edit')) {
+      throw new CampaignDraftMoveNotAllowedError(this.status, 'edit');
+    }
+  }
+
+  /** What it will send becomes `definition`; its status stays (checkEdit's refusal otherwise). */
+  redefine(definition: CampaignDefinition, now: Date): void {
+    this.checkEdit();
+    Object.assign(this, definitionColumnsOf(definition), { updatedAt: now });
+  }
+
+  /** The status a launch leads to: SCHEDULED with a time, ACTIVE without (409 unless a DRAFT). */
+  checkLaunch(): CampaignStatus {
+    const next = nextCampaignStatus(this.status, launchActionOf(this));
+    if (!next) {
+      throw new CampaignDraftMoveNotAllowedError(this.status, 'launch');
+    }
+    return next;
+  }
+
+  /** The draft goes out as a campaign created that way would; it counts as launched now. */
+  launch(now: Date): void {
+    this.status = this.checkLaunch();
+    this.launchedAt = now;
+    this.updatedAt = now;
+    if (this.status === 'ACTIVE') {
+      this.startedAt = now;
+      this.nextSendAt = now;
+    }
   }
 
   /**

@@ -9,6 +9,9 @@ const ACTION_WORDS: Record<CampaignAction, string> = {
   complete: 'concluir',
   fail: 'marcar como falha',
   retry: 'reenviar as falhas de',
+  edit: 'editar',
+  launch: 'lançar',
+  schedule: 'agendar',
 };
 
 const HINTS: Partial<Record<`${CampaignAction}:${CampaignStatus}`, string>> = {
@@ -18,7 +21,25 @@ const HINTS: Partial<Record<`${CampaignAction}:${CampaignStatus}`, string>> = {
   'retry:ACTIVE': '; ela ainda está enviando',
   'retry:PAUSED': '; para continuar o envio, retome a campanha',
   'retry:CANCELLED': '; uma campanha cancelada não volta a enviar',
+  'edit:ACTIVE': '; ela já começou a enviar: só rascunhos e campanhas agendadas são editados',
+  'edit:PAUSED': '; ela já começou a enviar: só rascunhos e campanhas agendadas são editados',
+  'launch:SCHEDULED': '; ela já foi lançada e sai na hora agendada',
+  'launch:ACTIVE': '; ela já foi lançada',
 };
+
+/**
+ * An edit or a launch the campaign's status refuses: a conflict (409) that changes nothing, as
+ * a retry's (docs/API-RULES.md, "Drafts: edit and launch").
+ */
+export class CampaignDraftMoveNotAllowedError extends DomainError {
+  constructor(from: CampaignStatus, action: 'edit' | 'launch') {
+    super(
+      action === 'edit' ? 'CAMPAIGN.EDIT_NOT_ALLOWED' : 'CAMPAIGN.LAUNCH_NOT_ALLOWED',
+      'conflict',
+      refusedMoveMessage(from, action),
+    );
+  }
+}
 
 function refusedMoveMessage(from: CampaignStatus, action: CampaignAction): string {
   return `Não é possível ${ACTION_WORDS[action]} uma campanha com status ${from}${HINTS[`${action}:${from}`] ?? ''}`;
@@ -80,5 +101,20 @@ export class NoValidContactsError extends InvalidInputError {
 export class GatewayCheckFailedError extends InvalidInputError {
   constructor(message: string) {
     super('CAMPAIGN.GATEWAY_CHECK_FAILED', message);
+  }
+}
+
+/**
+ * The campaign changed between the checks of an edit or a launch and its write (another edit,
+ * its scheduled start): what was checked is no longer what would be written (409, nothing
+ * changed; the request may simply be sent again).
+ */
+export class CampaignChangedMeanwhileError extends DomainError {
+  constructor() {
+    super(
+      'CAMPAIGN.CHANGED_MEANWHILE',
+      'conflict',
+      'A campanha mudou enquanto o pedido era verificado; envie-o de novo',
+    );
   }
 }

@@ -10,8 +10,8 @@ import type { Transaction } from '../../../common/persistence/transaction';
 import { managerOf } from '../../../database/transactions';
 import { ResourceNotFoundError, TenantRepository } from '../../../common/tenancy/owned-resource';
 import { Campaign } from '../domain/campaign.entity';
+import type { CampaignListFilter } from '../domain/campaign-list-filter';
 import { isPoolSender } from '../domain/sender-pool';
-import type { CampaignStatus } from '../domain/campaign-status';
 import { execute, queryRows } from '../../../database/query-rows';
 import { IllegalTransitionError } from '../../../common/state/transition-table';
 
@@ -57,17 +57,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
    */
   async list(
     companyId: number,
-    filter: {
-      status?: CampaignStatus;
-      search?: string;
-      /** Created at or after. */
-      createdFrom?: Date;
-      /** Created before. */
-      createdBefore?: Date;
-      gatewayConfigId?: number;
-      page: number;
-      size: number;
-    },
+    filter: CampaignListFilter,
   ): Promise<{ items: Campaign[]; total: number }> {
     const query = this.repository
       .createQueryBuilder('campaign')
@@ -85,10 +75,7 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
   }
 
   /** The list's optional filters, each a bound parameter. */
-  private narrowList(
-    query: SelectQueryBuilder<Campaign>,
-    filter: Parameters<CampaignsRepository['list']>[1],
-  ): void {
+  private narrowList(query: SelectQueryBuilder<Campaign>, filter: CampaignListFilter): void {
     if (filter.status) {
       query.andWhere('campaign.status = :status', { status: filter.status });
     }
@@ -138,14 +125,17 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     return campaign;
   }
 
-  /** Non-test campaigns created since `since`, and the oldest creation among them (for Retry-After). */
+  /**
+   * Non-test campaigns launched since `since` (created other than as drafts, or drafts
+   * launched), and the oldest launch among them (for Retry-After).
+   */
   async creationsSince(
     companyId: number,
     since: Date,
   ): Promise<{ count: number; oldest: Date | null }> {
     const rows: Array<{ count: number; oldest: Date | null }> = await this.repository.query(
-      `SELECT count(*)::int AS count, min(created_at) AS oldest
-         FROM campaigns WHERE company_id = $1 AND created_at > $2 AND NOT is_test
+      `SELECT count(*)::int AS count, min(launched_at) AS oldest
+         FROM campaigns WHERE company_id = $1 AND launched_at > $2 AND NOT is_test
           AND automation_run_id IS NULL
           AND (pool_id IS NULL OR pool_id = id)`,
       [companyId, since],

@@ -49,6 +49,8 @@ const SENDER_MOVES: Partial<Record<CampaignAction, string>> = {
   retry: `completed_at = NULL, failure_reason = NULL, paused_at = NULL, pause_reason = NULL,
           internal_error_streak = 0, send_failure_streak = 0, watched_sends = 0, watched_refusals = 0,
           waiting_reason = NULL, disconnected_since = NULL, next_send_at = now()`,
+  launch: `started_at = now(), next_send_at = now()`,
+  schedule: `next_send_at = NULL`,
 };
 
 /**
