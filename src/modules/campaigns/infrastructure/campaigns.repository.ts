@@ -84,16 +84,22 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     return campaign;
   }
 
-  /** Non-test campaigns created since `since`, and the oldest creation among them (for Retry-After). */
+  /**
+   * Non-test campaigns created since `since`, deleted ones included (campaign_deletions keeps
+   * them: a deletion never gives a creation back), and the oldest among them (for Retry-After).
+   */
   async creationsSince(
     companyId: number,
     since: Date,
   ): Promise<{ count: number; oldest: Date | null }> {
     const rows: Array<{ count: number; oldest: Date | null }> = await this.repository.query(
       `SELECT count(*)::int AS count, min(created_at) AS oldest
-         FROM campaigns WHERE company_id = $1 AND created_at > $2 AND NOT is_test
-          AND automation_run_id IS NULL
-          AND (pool_id IS NULL OR pool_id = id)`,
+         FROM (SELECT created_at FROM campaigns WHERE company_id = $1 AND created_at > $2 AND NOT is_test
+                  AND automation_run_id IS NULL
+                  AND (pool_id IS NULL OR pool_id = id)
+               UNION ALL
+               SELECT created_at FROM campaign_deletions
+                WHERE company_id = $1 AND created_at > $2 AND counts_as_creation) AS created`,
       [companyId, since],
     );
     return rows[0];
