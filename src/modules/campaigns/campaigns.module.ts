@@ -7,6 +7,11 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CampaignsController } from './api/campaigns.controller';
 import { CampaignContactsController } from './api/campaign-contacts.controller';
+import { CampaignCopiesController } from './api/campaign-copies.controller';
+import { CampaignCopiesService } from './application/campaign-copies.service';
+import { CampaignDeletionsWorker } from './application/campaign-deletions.worker';
+import { CampaignCopiesRepository } from './infrastructure/campaign-copies.repository';
+import { CampaignDeletionsRepository } from './infrastructure/campaign-deletions.repository';
 import { CampaignContactsService } from './application/campaign-contacts.service';
 import { CampaignContactsRepository } from './infrastructure/campaign-contacts.repository';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
@@ -53,7 +58,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     OutboxModule,
     UserDatabasesModule,
   ],
-  controllers: [CampaignsController, CampaignContactsController],
+  controllers: [CampaignsController, CampaignContactsController, CampaignCopiesController],
   providers: [
     CampaignsService,
     CampaignContactsService,
@@ -86,6 +91,10 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     campaignGatewayUsage,
     CampaignLifecycle,
     CampaignRuns,
+    CampaignCopiesService,
+    CampaignCopiesRepository,
+    CampaignDeletionsRepository,
+    CampaignDeletionsWorker,
     { provide: ContactVariablesProvider, useExisting: UserDatabaseContactVariables },
   ],
   exports: [
