@@ -301,6 +301,24 @@ describe('a follow-up: a DRAFT copy of a campaign with some of its contacts', ()
     expect(await campaignCount(company.id)).toBe(before);
   });
 
+  it('creates one copy for a request repeated with its Idempotency-Key', async () => {
+    const config = await trackedConfig(company, fake);
+    const draft = await startCampaign(company, config.id, {
+      isDraft: true,
+      contacts: phones(3, 2950),
+    });
+    const before = await campaignCount(company.id);
+    const send = (): Promise<{ body: { id: number } }> =>
+      company
+        .post(`/api/campaigns/${draft.id}/duplicate`, { contacts: 'ALL' })
+        .set('Idempotency-Key', `copy-${draft.id}`)
+        .expect(201);
+    const first = await send();
+    const again = await send();
+    expect(again.body.id).toBe(first.body.id);
+    expect(await campaignCount(company.id)).toBe(before + 1);
+  });
+
   it('refuses bad input, unknown campaigns and another company’s, changing nothing', async () => {
     const config = await trackedConfig(company, fake);
     const draft = await startCampaign(company, config.id, {

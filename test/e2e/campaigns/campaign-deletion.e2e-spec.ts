@@ -276,3 +276,68 @@ describe('deleting a campaign', () => {
     );
   });
 });
+
+/**
+ * The batches across a kill -9: the API runs here without background work (ROLE=api); the
+ * contacts are removed by real service processes (ROLE=worker), the first killed mid-work.
+ */
+describe('deleting a campaign across a kill -9', () => {
+  const { t, fake, pool, startWorker } = useE2eFixture({
+    database: 'campaign_deletion_kill',
+    role: 'api',
+    env: { ENCRYPTION_KEY: 'campaign-deletion-e2e-encryption-key' },
+  });
+
+  async function left(campaignId: number): Promise<number> {
+    const { rows } = await pool.query(
+      `SELECT count(*)::int AS n FROM campaign_contacts WHERE campaign_id = $1`,
+      [campaignId],
+    );
+    return rows[0].n;
+  }
+
+  it('answers before the contacts go, and a worker killed mid-batches leaves the rest to the next', async () => {
+    const company = await TestCompany.register(t.http);
+    const total = 30_000;
+    const draft = (
+      await company
+        .post(
+          '/api/campaigns',
+          campaignBody(fake, connectedInstance(fake), {
+            isDraft: true,
+            contacts: phones(total, 10_000),
+          }),
+        )
+        .expect(200)
+    ).body;
+    await company.delete(`/api/campaigns/${draft.id}`).expect(204);
+    expectErrorBody(await company.get(`/api/campaigns/${draft.id}`), 404);
+    // Nothing here removes contacts: the request did not wait for them.
+    expect(await left(draft.id)).toBe(total);
+
+    const first = await startWorker();
+    await until(
+      () => left(draft.id),
+      (n) => n < total,
+      30_000,
+      'a first batch removed',
+    );
+    await first.kill9();
+    await startWorker();
+    await until(
+      () => left(draft.id),
+      (n) => n === 0,
+      30_000,
+      'every contact removed',
+    );
+    await until(
+      async () =>
+        (
+          await pool.query(`SELECT purged_at FROM campaign_deletions WHERE campaign_id = $1`, [
+            draft.id,
+          ])
+        ).rows[0].purged_at,
+      (at) => at !== null,
+    );
+  });
+});

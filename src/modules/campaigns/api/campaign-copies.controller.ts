@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Idempotent } from '../../../common/idempotency/idempotency.interceptor';
 import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import type { CompanySession } from '../../../common/session/company-session';
@@ -20,6 +21,7 @@ export class CampaignCopiesController {
     private readonly clock: Clock,
   ) {}
 
+  @Idempotent()
   @Post(':id/duplicate')
   @HttpCode(201)
   @ApiOperation({
