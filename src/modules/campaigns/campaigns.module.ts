@@ -12,6 +12,7 @@ import { CampaignCopiesService } from './application/campaign-copies.service';
 import { CampaignDeletionsWorker } from './application/campaign-deletions.worker';
 import { CampaignCopiesRepository } from './infrastructure/campaign-copies.repository';
 import { CampaignDeletionsRepository } from './infrastructure/campaign-deletions.repository';
+import { campaignDeletionsRetention } from './infrastructure/campaign-deletions.retention';
 import { CampaignContactsService } from './application/campaign-contacts.service';
 import { CampaignContactsRepository } from './infrastructure/campaign-contacts.repository';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
@@ -95,6 +96,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignCopiesRepository,
     CampaignDeletionsRepository,
     CampaignDeletionsWorker,
+    campaignDeletionsRetention,
     { provide: ContactVariablesProvider, useExisting: UserDatabaseContactVariables },
   ],
   exports: [

@@ -5,6 +5,7 @@ import {
   phones,
   waitForCampaign,
 } from '../../support/campaigns';
+import { RetentionJobs } from '../../../src/common/retention/retention-jobs';
 import { db } from '../../support/db';
 import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
@@ -36,6 +37,14 @@ async function contactsGone(campaignIds: number[]): Promise<void> {
     30_000,
     `the contacts of ${campaignIds.join(', ')} removed`,
   );
+}
+
+async function deletionRow(campaignId: number): Promise<{ purged_at: Date | null } | undefined> {
+  const { rows } = await db().query(
+    `SELECT purged_at FROM campaign_deletions WHERE campaign_id = $1`,
+    [campaignId],
+  );
+  return rows[0];
 }
 
 function localIn(minutes: number): string {
@@ -218,6 +227,22 @@ describe('deleting a campaign', () => {
       campaignBody(fake, connectedInstance(fake), { contacts: phones(2, 3720) }),
     );
     expectErrorBody(refused, 429);
+  });
+
+  it('forgets a finished deletion a week later', async () => {
+    const old = await create(company, { isDraft: true, contacts: phones(2, 3800) });
+    await company.delete(`/api/campaigns/${old.id}`).expect(204);
+    await contactsGone([old.id]);
+    await until(
+      async () => (await deletionRow(old.id))?.purged_at ?? null,
+      (at) => at !== null,
+    );
+    await db().query(
+      `UPDATE campaign_deletions SET deleted_at = now() - interval '8 days' WHERE campaign_id = $1`,
+      [old.id],
+    );
+    await t.app.get(RetentionJobs).runOnce();
+    expect(await deletionRow(old.id)).toBeUndefined();
   });
 
   it('waits (409) while a message of the campaign is still being confirmed with the gateway', async () => {
