@@ -72,4 +72,6 @@ export const TABLES_WITHOUT_ENTITIES: readonly string[] = [
   'contact_senders',
   // Each gateway instance's pace, hold and count of the day: the engine's hot one-statement updates.
   'instance_pacing',
+  // Deleted campaigns: their contacts' batched removal, and what the creation limit still counts.
+  'campaign_deletions',
 ];

@@ -26,6 +26,7 @@ import { SenderPools1763990000000 } from './1763990000000-SenderPools';
 import { AutomationSenderPools1763991000000 } from './1763991000000-AutomationSenderPools';
 import { LaunchDrafts1763992000000 } from './1763992000000-LaunchDrafts';
 import { CampaignReportsAndListFilters1763995000000 } from './1763995000000-CampaignReportsAndListFilters';
+import { CampaignDeletions1763993000000 } from './1763993000000-CampaignDeletions';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -56,5 +57,6 @@ export const MIGRATIONS = [
   SenderPools1763990000000,
   AutomationSenderPools1763991000000,
   LaunchDrafts1763992000000,
+  CampaignDeletions1763993000000,
   CampaignReportsAndListFilters1763995000000,
 ];

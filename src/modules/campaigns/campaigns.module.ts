@@ -14,6 +14,12 @@ import { CampaignDraftsController } from './api/campaign-drafts.controller';
 import { CampaignDraftsService } from './application/campaign-drafts.service';
 import { CampaignDraftStore } from './application/campaign-draft-store';
 import { CampaignDraftsRepository } from './infrastructure/campaign-drafts.repository';
+import { CampaignCopiesController } from './api/campaign-copies.controller';
+import { CampaignCopiesService } from './application/campaign-copies.service';
+import { CampaignDeletionsWorker } from './application/campaign-deletions.worker';
+import { CampaignCopiesRepository } from './infrastructure/campaign-copies.repository';
+import { CampaignDeletionsRepository } from './infrastructure/campaign-deletions.repository';
+import { campaignDeletionsRetention } from './infrastructure/campaign-deletions.retention';
 import { CampaignContactsService } from './application/campaign-contacts.service';
 import { CampaignContactsRepository } from './infrastructure/campaign-contacts.repository';
 import { CampaignDispatcher } from './application/campaign-dispatcher';
@@ -66,6 +72,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignsController,
     CampaignContactsController,
     CampaignDraftsController,
+    CampaignCopiesController,
   ],
   providers: [
     CampaignsService,
@@ -104,6 +111,11 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     campaignGatewayUsage,
     CampaignLifecycle,
     CampaignRuns,
+    CampaignCopiesService,
+    CampaignCopiesRepository,
+    CampaignDeletionsRepository,
+    CampaignDeletionsWorker,
+    campaignDeletionsRetention,
     { provide: ContactVariablesProvider, useExisting: UserDatabaseContactVariables },
   ],
   exports: [

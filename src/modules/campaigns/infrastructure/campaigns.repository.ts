@@ -127,7 +127,8 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
 
   /**
    * Non-test campaigns launched since `since` (created other than as drafts, or drafts
-   * launched), and the oldest launch among them (for Retry-After).
+   * launched), deleted ones included (campaign_deletions keeps them: a deletion never gives a
+   * launch back), and the oldest launch among them (for Retry-After).
    */
   async creationsSince(
     companyId: number,
@@ -135,9 +136,12 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
   ): Promise<{ count: number; oldest: Date | null }> {
     const rows: Array<{ count: number; oldest: Date | null }> = await this.repository.query(
       `SELECT count(*)::int AS count, min(launched_at) AS oldest
-         FROM campaigns WHERE company_id = $1 AND launched_at > $2 AND NOT is_test
-          AND automation_run_id IS NULL
-          AND (pool_id IS NULL OR pool_id = id)`,
+         FROM (SELECT launched_at FROM campaigns
+                WHERE company_id = $1 AND launched_at > $2 AND NOT is_test
+                  AND automation_run_id IS NULL AND (pool_id IS NULL OR pool_id = id)
+               UNION ALL
+               SELECT launched_at FROM campaign_deletions
+                WHERE company_id = $1 AND launched_at > $2 AND counts_as_creation) AS launched`,
       [companyId, since],
     );
     return rows[0];
