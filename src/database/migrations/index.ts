@@ -24,6 +24,7 @@ import { PaceInstancesNotCampaigns1763970000000 } from './1763970000000-PaceInst
 import { HearTheAnswer1763980000000 } from './1763980000000-HearTheAnswer';
 import { SenderPools1763990000000 } from './1763990000000-SenderPools';
 import { AutomationSenderPools1763991000000 } from './1763991000000-AutomationSenderPools';
+import { FindCampaignContacts1763994000000 } from './1763994000000-FindCampaignContacts';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   HearTheAnswer1763980000000,
   SenderPools1763990000000,
   AutomationSenderPools1763991000000,
+  FindCampaignContacts1763994000000,
 ];

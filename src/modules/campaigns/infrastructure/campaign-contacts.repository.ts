@@ -1,12 +1,73 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { CampaignContactRow } from '../domain/campaign-contact-row';
+import {
+  CONTACT_STATUSES_SHOWN_AS,
+  likeContaining,
+  type CampaignContactFilters,
+  type ContactReceipt,
+} from '../domain/campaign-contact-filters';
+import type { CampaignContactExportRow } from '../domain/campaign-contact-export';
 import { onReadPool } from '../../../database/query-rows';
 
 /** The rows that send campaign `id` (an SQL parameter): its own, or its senders' for a pool. */
 export const SENDING_ROWS_OF = (id: string): string =>
   `SELECT k.id FROM campaigns k WHERE k.id = ${id} AND k.pool_id IS NULL
    UNION ALL SELECT k.id FROM campaigns k WHERE k.pool_id = ${id} AND k.id <> ${id}`;
+
+/**
+ * Each receipt as a condition on the contact's columns (a whitelist: no text of the request
+ * reaches the SQL). A READ or PLAYED receipt records delivered_at too (delivery receipts), so
+ * DELIVERED reads one column; NOT_DELIVERED is what went out without it, or what WhatsApp
+ * refused after the gateway accepted it.
+ */
+const RECEIPT_CONDITIONS: Record<ContactReceipt, string> = {
+  DELIVERED: `c.delivered_at IS NOT NULL`,
+  READ: `(c.read_at IS NOT NULL OR c.played_at IS NOT NULL)`,
+  REPLIED: `c.replied_at IS NOT NULL`,
+  NOT_DELIVERED: `((c.status = 'SENT' AND c.delivered_at IS NULL) OR c.failure_kind = 'not_delivered')`,
+};
+
+const CONTACT_COLUMNS = `c.id, c.phone_number AS "phoneNumber", c.name, c.status, c.sent_at AS "sentAt",
+  c.failed_at AS "failedAt", c.failure_reason AS "failureReason", c.failure_kind AS "failureKind",
+  c.delivered_at AS "deliveredAt", c.read_at AS "readAt", c.played_at AS "playedAt",
+  c.replied_at AS "repliedAt", s.gateway_instance AS "senderInstance"`;
+
+/** How many contacts the export reads from its cursor at a time. */
+const EXPORT_BATCH = 1000;
+
+/**
+ * The contacts of the campaign (parameter $1) of the company ($2) that match `filters`, with
+ * their parameters from $3 on. The search's conditions are the ones the indexes serve: digits
+ * on campaign_contacts_campaign_phone_key (an index-only scan of the campaign's phones), a
+ * name on campaign_contacts_name_search_idx (trigrams of contact_search_text(name)).
+ */
+function filteredContacts(filters: CampaignContactFilters): { where: string; params: unknown[] } {
+  const conditions = [`c.campaign_id = ANY (ARRAY(${SENDING_ROWS_OF('$1')}))`, `c.company_id = $2`];
+  const params: unknown[] = [];
+  const bind = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length + 2}`;
+  };
+  if (filters.status) {
+    conditions.push(`c.status = ANY (${bind(CONTACT_STATUSES_SHOWN_AS[filters.status])})`);
+  }
+  if (filters.receipt) {
+    conditions.push(RECEIPT_CONDITIONS[filters.receipt]);
+  }
+  if (filters.failureKind) {
+    conditions.push(`c.failure_kind = ${bind(filters.failureKind)}`);
+  }
+  const search = filters.search;
+  if (search && 'phoneDigits' in search) {
+    conditions.push(`c.phone_number LIKE ${bind(likeContaining(search.phoneDigits))}`);
+  } else if (search) {
+    conditions.push(
+      `contact_search_text(c.name) LIKE contact_search_text(${bind(likeContaining(search.name))})`,
+    );
+  }
+  return { where: conditions.join(' AND '), params };
+}
 
 /** A campaign's contacts as people read them: through its own row or its pool's senders. */
 @Injectable()
@@ -16,29 +77,89 @@ export class CampaignContactsRepository {
   async contactsPage(
     companyId: number,
     campaignId: number,
-    page: number,
-    size: number,
+    filters: CampaignContactFilters,
+    page: { page: number; size: number },
   ): Promise<{ items: CampaignContactRow[]; total: number }> {
+    const { where, params } = filteredContacts(filters);
+    const bound = [campaignId, companyId, ...params];
+    const next = bound.length + 1;
     const [items, totals] = await onReadPool(this.dataSource, (reader) =>
       Promise.all([
         reader.query<CampaignContactRow[]>(
-          `SELECT c.id, c.phone_number AS "phoneNumber", c.name, c.status, c.sent_at AS "sentAt",
-                c.failed_at AS "failedAt", c.failure_reason AS "failureReason", c.retry_count AS "retryCount",
-                c.delivered_at AS "deliveredAt", c.read_at AS "readAt", c.played_at AS "playedAt",
-                c.delivery_error AS "deliveryError", c.sent_text AS "sentText", c.replied_at AS "repliedAt",
-                c.warm, c.failure_kind AS "failureKind",
-                s.gateway_config_id AS "senderGatewayConfigId", s.gateway_instance AS "senderInstance"
+          `SELECT ${CONTACT_COLUMNS}, c.retry_count AS "retryCount",
+                c.delivery_error AS "deliveryError", c.sent_text AS "sentText", c.warm,
+                s.gateway_config_id AS "senderGatewayConfigId"
            FROM campaign_contacts c JOIN campaigns s ON s.id = c.campaign_id
-          WHERE c.campaign_id = ANY (ARRAY(${SENDING_ROWS_OF('$1')})) AND c.company_id = $4
-          ORDER BY c.id LIMIT $2 OFFSET $3`,
-          [campaignId, size, page * size, companyId],
+          WHERE ${where}
+          ORDER BY c.id LIMIT $${next} OFFSET $${next + 1}`,
+          [...bound, page.size, page.page * page.size],
         ),
-        reader.query<Array<{ total: number }>>(
-          `SELECT total_contacts AS total FROM campaigns WHERE id = $1 AND company_id = $2`,
-          [campaignId, companyId],
-        ),
+        this.total(reader, filters, where, bound),
       ]),
     );
-    return { items, total: totals[0]?.total ?? 0 };
+    return { items, total: totals };
+  }
+
+  /**
+   * The contacts `filters` match, in the list's order, `EXPORT_BATCH` at a time from a cursor
+   * of one read-only transaction (one plan, one snapshot, whatever the pool's senders). The
+   * caller's stopping early (a client gone) ends the transaction and frees the connection.
+   */
+  async *exportRows(
+    companyId: number,
+    campaignId: number,
+    filters: CampaignContactFilters,
+  ): AsyncGenerator<CampaignContactExportRow[]> {
+    const { where, params } = filteredContacts(filters);
+    const runner = this.dataSource.createQueryRunner('slave');
+    try {
+      await runner.query('START TRANSACTION READ ONLY');
+      await runner.query(
+        `DECLARE contacts_export NO SCROLL CURSOR FOR
+         SELECT ${CONTACT_COLUMNS}, (b.id IS NOT NULL) AS "optedOut"
+           FROM campaign_contacts c JOIN campaigns s ON s.id = c.campaign_id
+           LEFT JOIN blocked_contacts b
+             ON b.company_id = c.company_id AND b.phone_number = c.phone_number
+            AND b.is_active AND b.blocked_by = 'OPT_OUT'
+          WHERE ${where}
+          ORDER BY c.id`,
+        [campaignId, companyId, ...params],
+      );
+      for (;;) {
+        const rows = (await runner.query(
+          `FETCH ${EXPORT_BATCH} FROM contacts_export`,
+        )) as CampaignContactExportRow[];
+        if (rows.length > 0) {
+          yield rows;
+        }
+        if (rows.length < EXPORT_BATCH) {
+          break;
+        }
+      }
+    } finally {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      await runner.release();
+    }
+  }
+
+  /** The campaign's counter when nothing filters (no count of its rows), else the count. */
+  private async total(
+    reader: EntityManager,
+    filters: CampaignContactFilters,
+    where: string,
+    bound: unknown[],
+  ): Promise<number> {
+    const unfiltered =
+      !filters.status && !filters.receipt && !filters.failureKind && !filters.search;
+    const rows: Array<{ total: number }> = unfiltered
+      ? await reader.query(
+          `SELECT total_contacts AS total FROM campaigns WHERE id = $1 AND company_id = $2`,
+          bound,
+        )
+      : await reader.query(
+          `SELECT count(*)::int AS total FROM campaign_contacts c WHERE ${where}`,
+          bound,
+        );
+    return rows[0]?.total ?? 0;
   }
 }
