@@ -74,3 +74,26 @@ export async function mixedReceiptsCampaign(
   await eventsApplied(config.id);
   return { id: campaign.id as number, instance: config.instance, configId: config.id };
 }
+
+/** A campaign on a pool of two new senders, sent to `contacts` without pauses, completed. */
+export async function completedPool(
+  company: TestCompany,
+  fake: FakeEvolutionApi,
+  contacts: Array<{ phoneNumber: string; name: string }>,
+): Promise<{ id: number; senders: Array<{ id: number; instance: string }> }> {
+  const senders = [await trackedConfig(company, fake), await trackedConfig(company, fake)];
+  const created = (
+    await company
+      .post('/api/campaigns', {
+        name: 'Pool',
+        gatewayConfigIds: senders.map((s) => s.id),
+        message: 'Olá',
+        intervalMinSeconds: 0,
+        intervalMaxSeconds: 0,
+        contacts,
+      })
+      .expect(200)
+  ).body;
+  await waitForCampaign(company, created.id, (c) => c.status === 'COMPLETED');
+  return { id: created.id as number, senders };
+}

@@ -1,5 +1,10 @@
-import { phones, waitForCampaign } from '../../support/campaigns';
-import { mixedReceiptsCampaign, PEOPLE, type Person } from '../../support/campaign-contacts';
+import { phones } from '../../support/campaigns';
+import {
+  completedPool,
+  mixedReceiptsCampaign,
+  PEOPLE,
+  type Person,
+} from '../../support/campaign-contacts';
 import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { trackedConfig } from '../../support/gateway-events';
@@ -137,37 +142,24 @@ describe('finding a campaign’s contacts', () => {
   });
 
   it('finds the contacts of a pool across its senders', async () => {
-    const senders = [await trackedConfig(company, fake), await trackedConfig(company, fake)];
     const contacts = [
       ...phones(4, 7800).map((c, i) => ({ ...c, name: i % 2 ? `Zé ${i}` : `Lúcia ${i}` })),
     ];
-    const created = (
-      await company
-        .post('/api/campaigns', {
-          name: 'Pool',
-          gatewayConfigIds: senders.map((s) => s.id),
-          message: 'Olá',
-          intervalMinSeconds: 0,
-          intervalMaxSeconds: 0,
-          contacts,
-        })
-        .expect(200)
-    ).body;
-    await waitForCampaign(company, created.id, (c) => c.status === 'COMPLETED');
-    const all = await found('status=SENT', created.id);
+    const pool = await completedPool(company, fake, contacts);
+    const all = await found('status=SENT', pool.id);
     expect(all.body.map((c) => c.phoneNumber).sort()).toEqual(
       contacts.map((c) => c.phoneNumber).sort(),
     );
     expect(all.total).toBe(4);
     expect(new Set(all.body.map((c) => c.sender.instance))).toEqual(
-      new Set(senders.map((s) => s.instance)),
+      new Set(pool.senders.map((s) => s.instance)),
     );
-    const lucias = await found('search=LUCIA&size=1', created.id);
+    const lucias = await found('search=LUCIA&size=1', pool.id);
     expect(lucias.body.map((c) => c.name)).toEqual(['Lúcia 0']);
     expect(lucias.total).toBe(2);
-    const second = await found('search=lucia&size=1&page=1', created.id);
+    const second = await found('search=lucia&size=1&page=1', pool.id);
     expect(second.body.map((c) => c.name)).toEqual(['Lúcia 2']);
-    expect((await found('receipt=NOT_DELIVERED', created.id)).total).toBe(4);
+    expect((await found('receipt=NOT_DELIVERED', pool.id)).total).toBe(4);
   });
 
   it.each([
