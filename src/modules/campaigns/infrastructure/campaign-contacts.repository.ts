@@ -37,18 +37,46 @@ const CONTACT_COLUMNS = `c.id, c.phone_number AS "phoneNumber", c.name, c.status
 const EXPORT_BATCH = 1000;
 
 /**
- * The contacts of the campaign (parameter $1) of the company ($2) that match `filters`, with
- * their parameters from $3 on. The search's conditions are the ones the indexes serve: digits
- * on campaign_contacts_campaign_phone_key (an index-only scan of the campaign's phones), a
- * name on campaign_contacts_name_search_idx (trigrams of contact_search_text(name)).
+ * The sending rows of a campaign, and the ids their contacts lie between: a pool's senders'
+ * contacts are inserted together, so a scan in id order (the list's) stays within them.
  */
-function filteredContacts(filters: CampaignContactFilters): { where: string; params: unknown[] } {
-  const conditions = [`c.campaign_id = ANY (ARRAY(${SENDING_ROWS_OF('$1')}))`, `c.company_id = $2`];
+interface SendingRows {
+  ids: number[];
+  first: string | null;
+  last: string | null;
+}
+
+const SENDING_ROWS_AND_BOUNDS = `
+  SELECT coalesce(array_agg(k.id), '{}') AS ids,
+         min((SELECT min(c.id) FROM campaign_contacts c WHERE c.campaign_id = k.id)) AS first,
+         max((SELECT max(c.id) FROM campaign_contacts c WHERE c.campaign_id = k.id)) AS last
+    FROM campaigns k WHERE k.id IN (${SENDING_ROWS_OF('$1')})`;
+
+/**
+ * The contacts of the sending rows (their ids; for a pool's senders, within their bounds) of
+ * the company that match `filters`, with their parameters. The ids go in as a value, not a
+ * subquery, so that the planner weighs them with the table's statistics. The search's
+ * conditions are the ones the indexes serve: digits on campaign_contacts_campaign_phone_key,
+ * a name on campaign_contacts_name_search_idx (trigrams of contact_search_text(name)).
+ */
+function filteredContacts(
+  rows: SendingRows,
+  companyId: number,
+  filters: CampaignContactFilters,
+): { where: string; params: unknown[] } {
   const params: unknown[] = [];
   const bind = (value: unknown): string => {
     params.push(value);
-    return `$${params.length + 2}`;
+    return `$${params.length}`;
   };
+  const conditions = [
+    `c.campaign_id = ANY (${bind(rows.ids)}::int[])`,
+    `c.company_id = ${bind(companyId)}`,
+  ];
+  // One campaign's own index serves it better; the bounds would only blur the estimates.
+  if (rows.ids.length > 1) {
+    conditions.push(`c.id BETWEEN ${bind(rows.first)} AND ${bind(rows.last)}`);
+  }
   if (filters.status) {
     conditions.push(`c.status = ANY (${bind(CONTACT_STATUSES_SHOWN_AS[filters.status])})`);
   }
@@ -69,22 +97,32 @@ function filteredContacts(filters: CampaignContactFilters): { where: string; par
   return { where: conditions.join(' AND '), params };
 }
 
+function isUnfiltered(filters: CampaignContactFilters): boolean {
+  return !filters.status && !filters.receipt && !filters.failureKind && !filters.search;
+}
+
 /** A campaign's contacts as people read them: through its own row or its pool's senders. */
 @Injectable()
 export class CampaignContactsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** The page and the filtered total run at once, each on a connection of its own. */
   async contactsPage(
     companyId: number,
     campaignId: number,
     filters: CampaignContactFilters,
     page: { page: number; size: number },
   ): Promise<{ items: CampaignContactRow[]; total: number }> {
-    const { where, params } = filteredContacts(filters);
-    const bound = [campaignId, companyId, ...params];
-    const next = bound.length + 1;
-    const [items, totals] = await onReadPool(this.dataSource, (reader) =>
-      Promise.all([
+    const rows = await onReadPool(this.dataSource, (reader) =>
+      this.sendingRows(reader, campaignId),
+    );
+    if (rows.first === null) {
+      return { items: [], total: 0 };
+    }
+    const { where, params } = filteredContacts(rows, companyId, filters);
+    const next = params.length + 1;
+    const [items, total] = await Promise.all([
+      onReadPool(this.dataSource, (reader) =>
         reader.query<CampaignContactRow[]>(
           `SELECT ${CONTACT_COLUMNS}, c.retry_count AS "retryCount",
                 c.delivery_error AS "deliveryError", c.sent_text AS "sentText", c.warm,
@@ -92,12 +130,14 @@ export class CampaignContactsRepository {
            FROM campaign_contacts c JOIN campaigns s ON s.id = c.campaign_id
           WHERE ${where}
           ORDER BY c.id LIMIT $${next} OFFSET $${next + 1}`,
-          [...bound, page.size, page.page * page.size],
+          [...params, page.size, page.page * page.size],
         ),
-        this.total(reader, filters, where, bound),
-      ]),
-    );
-    return { items, total: totals };
+      ),
+      onReadPool(this.dataSource, (reader) =>
+        this.total(reader, campaignId, companyId, filters, { where, params }),
+      ),
+    ]);
+    return { items, total };
   }
 
   /**
@@ -110,10 +150,14 @@ export class CampaignContactsRepository {
     campaignId: number,
     filters: CampaignContactFilters,
   ): AsyncGenerator<CampaignContactExportRow[]> {
-    const { where, params } = filteredContacts(filters);
     const runner = this.dataSource.createQueryRunner('slave');
     try {
       await runner.query('START TRANSACTION READ ONLY');
+      const rows = await this.sendingRows(runner.manager, campaignId);
+      if (rows.first === null) {
+        return;
+      }
+      const { where, params } = filteredContacts(rows, companyId, filters);
       await runner.query(
         `DECLARE contacts_export NO SCROLL CURSOR FOR
          SELECT ${CONTACT_COLUMNS}, (b.id IS NOT NULL) AS "optedOut"
@@ -123,7 +167,7 @@ export class CampaignContactsRepository {
             AND b.is_active AND b.blocked_by = 'OPT_OUT'
           WHERE ${where}
           ORDER BY c.id`,
-        [campaignId, companyId, ...params],
+        params,
       );
       for (;;) {
         const rows = (await runner.query(
@@ -142,23 +186,27 @@ export class CampaignContactsRepository {
     }
   }
 
+  private async sendingRows(reader: EntityManager, campaignId: number): Promise<SendingRows> {
+    const [rows] = await reader.query<SendingRows[]>(SENDING_ROWS_AND_BOUNDS, [campaignId]);
+    return rows;
+  }
+
   /** The campaign's counter when nothing filters (no count of its rows), else the count. */
   private async total(
     reader: EntityManager,
+    campaignId: number,
+    companyId: number,
     filters: CampaignContactFilters,
-    where: string,
-    bound: unknown[],
+    matching: { where: string; params: unknown[] },
   ): Promise<number> {
-    const unfiltered =
-      !filters.status && !filters.receipt && !filters.failureKind && !filters.search;
-    const rows: Array<{ total: number }> = unfiltered
+    const rows: Array<{ total: number }> = isUnfiltered(filters)
       ? await reader.query(
           `SELECT total_contacts AS total FROM campaigns WHERE id = $1 AND company_id = $2`,
-          bound,
+          [campaignId, companyId],
         )
       : await reader.query(
-          `SELECT count(*)::int AS total FROM campaign_contacts c WHERE ${where}`,
-          bound,
+          `SELECT count(*)::int AS total FROM campaign_contacts c WHERE ${matching.where}`,
+          matching.params,
         );
     return rows[0]?.total ?? 0;
   }
