@@ -55,8 +55,18 @@ interface Backlogged extends NodeJS.EventEmitter {
  * client went away (then `out.destroyed`): a stream the client no longer reads never drains.
  */
 async function drained(stream: Backlogged, out: Writable): Promise<void> {
-  if (stream._writableState?.needDrain && !out.destroyed) {
-    await Promise.race([once(stream, 'drain'), once(out, 'close')]);
+  if (!stream._writableState?.needDrain || out.destroyed) {
+    return;
+  }
+  // The listener that did not fire goes too: one per batch would pile up on the response.
+  const waited = new AbortController();
+  try {
+    await Promise.race([
+      once(stream, 'drain', { signal: waited.signal }),
+      once(out, 'close', { signal: waited.signal }),
+    ]);
+  } finally {
+    waited.abort();
   }
 }
 
