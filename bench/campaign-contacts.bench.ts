@@ -228,26 +228,32 @@ export default defineBenchmark({
       value: PAGE_P99_TARGET_MS - worstP99,
       atLeast: 0,
     });
+    // The first pass grows V8's heap to the size the export's allocation rate asks for; the
+    // second shows what an export costs a warm process, whatever the campaign's size.
     let worstRss = 0;
-    for (const [campaign, format] of [
-      ['single', 'csv'],
-      ['single', 'xlsx'],
-      ['pool', 'csv'],
-      ['pool', 'xlsx'],
-    ] as const) {
-      const url = `${service.baseUrl}/api/campaigns/${campaigns[campaign]}/contacts/export?format=${format}`;
-      const result = await measureExport(url, company.token, service.pid);
-      worstRss = Math.max(worstRss, result.rssGrowthMb);
-      rows.push({
-        case: `${campaign} export ${format}`,
-        total: CONTACTS,
-        seconds: +result.seconds.toFixed(2),
-        megabytes: +result.megabytes.toFixed(1),
-        rssGrowthMb: +result.rssGrowthMb.toFixed(1),
-      });
+    for (const pass of [1, 2]) {
+      for (const [campaign, format] of [
+        ['single', 'csv'],
+        ['single', 'xlsx'],
+        ['pool', 'csv'],
+        ['pool', 'xlsx'],
+      ] as const) {
+        const url = `${service.baseUrl}/api/campaigns/${campaigns[campaign]}/contacts/export?format=${format}`;
+        const result = await measureExport(url, company.token, service.pid);
+        if (pass === 2) {
+          worstRss = Math.max(worstRss, result.rssGrowthMb);
+        }
+        rows.push({
+          case: `${campaign} export ${format} (pass ${pass})`,
+          total: CONTACTS,
+          seconds: +result.seconds.toFixed(2),
+          megabytes: +result.megabytes.toFixed(1),
+          rssGrowthMb: +result.rssGrowthMb.toFixed(1),
+        });
+      }
     }
     checks.push({
-      name: `export RSS growth: ${EXPORT_RSS_GROWTH_TARGET_MB} MB − worst growth`,
+      name: `export RSS growth (pass 2): ${EXPORT_RSS_GROWTH_TARGET_MB} MB − worst growth`,
       value: EXPORT_RSS_GROWTH_TARGET_MB - worstRss,
       atLeast: 0,
     });
