@@ -153,7 +153,7 @@ async function plans(
   const queries: Array<[string, unknown[]]> = [
     [`SELECT c.id ${listed} ORDER BY c.created_at DESC, c.id DESC LIMIT 100`, [companyId]],
     [
-      `SELECT c.id ${listed} AND campaign_name_key(c.name) LIKE '%' || campaign_name_key($2) || '%'
+      `SELECT c.id ${listed} AND folded_text(c.name) LIKE '%' || folded_text($2) || '%'
         ORDER BY c.created_at DESC, c.id DESC LIMIT 100`,
       [companyId, 'promocao 42'],
     ],

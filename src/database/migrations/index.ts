@@ -25,8 +25,9 @@ import { HearTheAnswer1763980000000 } from './1763980000000-HearTheAnswer';
 import { SenderPools1763990000000 } from './1763990000000-SenderPools';
 import { AutomationSenderPools1763991000000 } from './1763991000000-AutomationSenderPools';
 import { LaunchDrafts1763992000000 } from './1763992000000-LaunchDrafts';
-import { CampaignReportsAndListFilters1763995000000 } from './1763995000000-CampaignReportsAndListFilters';
 import { CampaignDeletions1763993000000 } from './1763993000000-CampaignDeletions';
+import { FindCampaignContacts1763994000000 } from './1763994000000-FindCampaignContacts';
+import { CampaignReportsAndListFilters1763995000000 } from './1763995000000-CampaignReportsAndListFilters';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -58,5 +59,6 @@ export const MIGRATIONS = [
   AutomationSenderPools1763991000000,
   LaunchDrafts1763992000000,
   CampaignDeletions1763993000000,
+  FindCampaignContacts1763994000000,
   CampaignReportsAndListFilters1763995000000,
 ];

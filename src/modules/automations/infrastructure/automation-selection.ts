@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { escapeLike } from '../../../common/persistence/like-pattern';
 import type { FilterableColumn } from '../application/ports/automation-databases.port';
 import { AutomationFilter, DedupStrategy, TODAY } from '../domain/automation-rules';
 
@@ -62,10 +63,6 @@ const ISO_MONTH_DAY_OF = (v: string): string => `substr(${v}, 6, 5)`;
 const NUMBER_OF = (v: string): string =>
   `(CASE WHEN ${v} ~ '^-?\\d+(\\.\\d+)?$' THEN (${v})::numeric END)`;
 
-function likeEscape(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /** Month-day strings that match `today` when the year is ignored: 29 Feb counts on 28 Feb in other years. */
 export function monthDaysMatching(today: string): string[] {
   const [year, monthDay] = [Number(today.slice(0, 4)), today.slice(5)];
@@ -93,9 +90,9 @@ function filterSql(
     case 'isNotEmpty':
       return `coalesce(btrim(${v}), '') <> ''`;
     case 'contains':
-      return `${v} ILIKE '%' || ${p.add(likeEscape(value))} || '%'`;
+      return `${v} ILIKE '%' || ${p.add(escapeLike(value))} || '%'`;
     case 'startsWith':
-      return `${v} ILIKE ${p.add(likeEscape(value))} || '%'`;
+      return `${v} ILIKE ${p.add(escapeLike(value))} || '%'`;
     case 'equals':
     case 'notEquals': {
       const condition = isDate

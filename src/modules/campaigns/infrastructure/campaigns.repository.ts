@@ -13,6 +13,7 @@ import { Campaign } from '../domain/campaign.entity';
 import type { CampaignListFilter } from '../domain/campaign-list-filter';
 import { isPoolSender } from '../domain/sender-pool';
 import { execute, queryRows } from '../../../database/query-rows';
+import { escapeLike } from '../../../common/persistence/like-pattern';
 import { IllegalTransitionError } from '../../../common/state/transition-table';
 
 /**
@@ -82,10 +83,9 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
     if (filter.search) {
       // The name and the search alike without accents and in lower case; LIKE's own wildcards
       // in the search are taken as written.
-      query.andWhere(
-        `campaign_name_key(campaign.name) LIKE '%' || campaign_name_key(:search) || '%'`,
-        { search: filter.search.replace(/[\\%_]/g, '\\$&') },
-      );
+      query.andWhere(`folded_text(campaign.name) LIKE '%' || folded_text(:search) || '%'`, {
+        search: escapeLike(filter.search),
+      });
     }
     if (filter.createdFrom) {
       query.andWhere('campaign.created_at >= :createdFrom', { createdFrom: filter.createdFrom });

@@ -1,5 +1,6 @@
 import { ColumnDefinition, DataType, foldAccents } from './column';
 import type { StoredValue } from './value-coercion';
+import { likeContaining } from '../../../common/persistence/like-pattern';
 
 /** The columns `search` looks in (docs/API-RULES.md §6: "the id and all text columns"). */
 export const SEARCHABLE_TYPES: ReadonlySet<DataType> = new Set<DataType>([
@@ -62,7 +63,7 @@ export function searchFilterOf(term: string): SearchFilter | null {
   const digits = cleaned.replace(/\D/g, '');
   const text = PHONE_LIKE.test(cleaned) && digits.length > 0 ? digits : foldForSearch(cleaned);
   return {
-    pattern: `%${text.replace(/[\\%_]/g, '\\$&')}%`,
+    pattern: likeContaining(text),
     id: /^\d{1,18}$/.test(cleaned) ? cleaned : null,
   };
 }
