@@ -9,23 +9,19 @@ import {
 import type { CampaignContactExportRow } from '../domain/campaign-contact-export';
 import { onReadPool } from '../../../database/query-rows';
 import { likeContaining } from '../../../common/persistence/like-pattern';
+import { RECEIVED } from './contact-receipts.sql';
 
 /** The rows that send campaign `id` (an SQL parameter): its own, or its senders' for a pool. */
 export const SENDING_ROWS_OF = (id: string): string =>
   `SELECT k.id FROM campaigns k WHERE k.id = ${id} AND k.pool_id IS NULL
    UNION ALL SELECT k.id FROM campaigns k WHERE k.pool_id = ${id} AND k.id <> ${id}`;
 
-/**
- * Each receipt as a condition on the contact's columns (a whitelist: no text of the request
- * reaches the SQL). A READ or PLAYED receipt records delivered_at too (delivery receipts), so
- * DELIVERED reads one column; NOT_DELIVERED is what went out without it, or what WhatsApp
- * refused after the gateway accepted it.
- */
+/** Each receipt as a condition on the contact's columns (a whitelist: no text of the request reaches the SQL). */
 const RECEIPT_CONDITIONS: Record<ContactReceipt, string> = {
-  DELIVERED: `c.delivered_at IS NOT NULL`,
-  READ: `(c.read_at IS NOT NULL OR c.played_at IS NOT NULL)`,
-  REPLIED: `c.replied_at IS NOT NULL`,
-  NOT_DELIVERED: `((c.status = 'SENT' AND c.delivered_at IS NULL) OR c.failure_kind = 'not_delivered')`,
+  DELIVERED: RECEIVED.delivered,
+  READ: RECEIVED.read,
+  REPLIED: RECEIVED.replied,
+  NOT_DELIVERED: RECEIVED.notDelivered,
 };
 
 const CONTACT_COLUMNS = `c.id, c.phone_number AS "phoneNumber", c.name, c.status, c.sent_at AS "sentAt",

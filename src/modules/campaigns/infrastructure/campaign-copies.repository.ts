@@ -4,22 +4,22 @@ import { queryRows } from '../../../database/query-rows';
 import type { CopiedContacts, CopyMode } from '../domain/campaign-copies';
 import { campaignContactsInsertSql } from './campaigns.repository';
 import { poolContactsInsertSql } from './pool-contacts.sql';
+import { RECEIVED } from './contact-receipts.sql';
 
 /** What the block list calls the numbers that opted out by answering (BlockListService.optOut). */
 const OPTED_OUT_BY = 'OPT_OUT';
 
 /**
  * Each mode's condition on a contact `c` (domain/campaign-copies.ts defines them): the only
- * SQL a mode brings, chosen from this table, never written from input. A reply or a read proves
- * the message arrived, so they count as delivery (and a reply as reading) without a receipt.
+ * SQL a mode brings, chosen from this table, never written from input; receipts read as the
+ * contacts' filters read them (contact-receipts.sql.ts).
  */
 const MODE_CONDITIONS: Record<CopyMode, string> = {
   ALL: 'true',
   FAILED: `c.status = 'FAILED'`,
-  NOT_DELIVERED: `(c.status = 'SENT' AND c.delivered_at IS NULL AND c.read_at IS NULL AND c.replied_at IS NULL)
-                  OR (c.status = 'FAILED' AND c.failure_kind = 'not_delivered')`,
-  NOT_READ: `c.status = 'SENT' AND c.read_at IS NULL AND c.played_at IS NULL AND c.replied_at IS NULL`,
-  NOT_REPLIED: `c.status = 'SENT' AND c.replied_at IS NULL`,
+  NOT_DELIVERED: RECEIVED.notDelivered,
+  NOT_READ: `c.status = 'SENT' AND NOT ${RECEIVED.read}`,
+  NOT_REPLIED: `c.status = 'SENT' AND NOT ${RECEIVED.replied}`,
 };
 
 /** A number a pool sends through, as its sender's row keeps it. */

@@ -1,5 +1,6 @@
 import { CONTACT_FAILURE_KINDS } from '../domain/contact-failure-kind';
 import { SENDING_ROWS_OF } from './campaign-contacts.repository';
+import { RECEIVED } from './contact-receipts.sql';
 
 /**
  * The company's numbers that opted out by reply (blocked_by OPT_OUT, still blocked), in each
@@ -33,9 +34,9 @@ const FAILED_BY_KIND = `jsonb_build_object(${CONTACT_FAILURE_KINDS.map((kind) =>
  * out after this message went to it. `total` is the caller's (LEFT JOINs count no missing row).
  */
 const FUNNEL = `count(*) FILTER (WHERE c.status = 'SENT')::int AS sent,
-       count(*) FILTER (WHERE c.status = 'SENT' AND c.delivered_at IS NOT NULL)::int AS delivered,
-       count(*) FILTER (WHERE c.status = 'SENT' AND c.read_at IS NOT NULL)::int AS read,
-       count(*) FILTER (WHERE c.status = 'SENT' AND c.replied_at IS NOT NULL)::int AS replied,
+       count(*) FILTER (WHERE c.status = 'SENT' AND ${RECEIVED.delivered})::int AS delivered,
+       count(*) FILTER (WHERE c.status = 'SENT' AND ${RECEIVED.read})::int AS read,
+       count(*) FILTER (WHERE c.status = 'SENT' AND ${RECEIVED.replied})::int AS replied,
        count(*) FILTER (WHERE c.status = 'SENT' AND opted.blocked_at >= c.sent_at)::int AS "optedOut",
        count(*) FILTER (WHERE c.status = 'FAILED')::int AS failed,
        ${FAILED_BY_KIND} AS "failedByKind"`;
