@@ -71,6 +71,8 @@ const RETRY_WINDOW_MS = RETRY_WINDOW_DAYS * 24 * 60 * 60 * 1000;
 @Index('campaigns_automation_run_idx', { synchronize: false })
 @Index('campaigns_pool_idx', { synchronize: false })
 @Index('campaigns_active_pools_idx', { synchronize: false })
+@Index('campaigns_listed_created_idx', { synchronize: false })
+@Index('campaigns_listed_name_trgm_idx', { synchronize: false })
 @Check(
   'campaigns_status_check',
   "status IN ('DRAFT','SCHEDULED','ACTIVE','PAUSED','COMPLETED','CANCELLED','FAILED')",

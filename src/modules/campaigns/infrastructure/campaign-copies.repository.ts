@@ -12,13 +12,14 @@ const OPTED_OUT_BY = 'OPT_OUT';
 /**
  * Each mode's condition on a contact `c` (domain/campaign-copies.ts defines them): the only
  * SQL a mode brings, chosen from this table, never written from input; receipts read as the
- * contacts' filters read them (contact-receipts.sql.ts).
+ * contacts' filters read them (contact-receipts.sql.ts). A person who replied got the message
+ * and saw it, receipt or not: no follow-up asks them whether they did.
  */
 const MODE_CONDITIONS: Record<CopyMode, string> = {
   ALL: 'true',
   FAILED: `c.status = 'FAILED'`,
-  NOT_DELIVERED: RECEIVED.notDelivered,
-  NOT_READ: `c.status = 'SENT' AND NOT ${RECEIVED.read}`,
+  NOT_DELIVERED: `${RECEIVED.notDelivered} AND NOT ${RECEIVED.replied}`,
+  NOT_READ: `c.status = 'SENT' AND NOT ${RECEIVED.read} AND NOT ${RECEIVED.replied}`,
   NOT_REPLIED: `c.status = 'SENT' AND NOT ${RECEIVED.replied}`,
 };
 
