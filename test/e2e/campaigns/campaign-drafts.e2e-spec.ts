@@ -749,6 +749,47 @@ describe('drafts: edit and launch', () => {
       ).toBe(later);
       await company.put(`/api/campaigns/${created.id}/cancel`).expect(200);
     });
+
+    it('refuses with 409 an edit of a scheduled pool one of whose numbers has started meanwhile, changing nothing', async () => {
+      const [a, b] = [await connectedConfig(company, fake), await connectedConfig(company, fake)];
+      const created = (
+        await company
+          .post('/api/campaigns', {
+            name: 'Pool que começou',
+            message: 'Oi',
+            scheduledFor: localIn(60),
+            gatewayConfigIds: [a.id, b.id],
+            contacts: phones(4, 7600),
+          })
+          .expect(200)
+      ).body;
+      // What the engine does when a sender's time comes while a person's edit holds the pool.
+      await db().query(
+        `UPDATE campaigns SET status = 'ACTIVE'
+          WHERE id = (SELECT min(id) FROM campaigns WHERE pool_id = $1 AND id <> $1)`,
+        [created.id],
+      );
+      const contactsOf = async (): Promise<string[]> =>
+        (
+          await db().query(
+            `SELECT c.phone_number FROM campaign_contacts c JOIN campaigns k ON k.id = c.campaign_id
+              WHERE k.pool_id = $1 ORDER BY c.phone_number`,
+            [created.id],
+          )
+        ).rows.map((row: { phone_number: string }) => row.phone_number);
+      const before = await contactsOf();
+      await company
+        .put(`/api/campaigns/${created.id}`, { message: 'Outra', contacts: phones(2, 7700) })
+        .expect(409);
+      expect(await contactsOf()).toEqual(before);
+      expect((await company.get(`/api/campaigns/${created.id}`).expect(200)).body.message).toBe(
+        'Oi',
+      );
+      await db().query(`UPDATE campaigns SET status = 'SCHEDULED' WHERE pool_id = $1`, [
+        created.id,
+      ]);
+      await company.put(`/api/campaigns/${created.id}/cancel`).expect(200);
+    });
   });
 
   describe('the hourly creation limit', () => {
@@ -785,6 +826,33 @@ describe('drafts: edit and launch', () => {
       // A fourth draft may still be saved.
       await owner.post('/api/campaigns', campaignBody(fake, gw, { isDraft: true })).expect(200);
       for (const id of drafts.slice(0, 2)) {
+        await owner.put(`/api/campaigns/${id}/cancel`).expect(200);
+      }
+    });
+
+    it('counts a scheduled test campaign made real as launched when it is made real', async () => {
+      const owner = await TestCompany.register(t.http);
+      await t.http
+        .patch(`/api/admin/companies/${owner.id}`)
+        .set(ADMIN_HEADER)
+        .send({ campaignCreationsPerHour: 1 })
+        .expect(200);
+      const gw = connectedInstance(fake);
+      const scheduled = campaignBody(fake, gw, { isTest: true, scheduledFor: localIn(60) });
+      const tests = [];
+      for (let i = 0; i < 2; i += 1) {
+        tests.push((await owner.post('/api/campaigns', scheduled).expect(200)).body.id);
+      }
+      // Created long ago, as far as the hour's count goes.
+      await db().query(
+        `UPDATE campaigns SET created_at = now() - interval '2 hours',
+                              launched_at = now() - interval '2 hours' WHERE id = ANY($1)`,
+        [tests],
+      );
+      await owner.put(`/api/campaigns/${tests[0]}`, { isTest: false }).expect(200);
+      expectErrorBody(await owner.put(`/api/campaigns/${tests[1]}`, { isTest: false }), 429);
+      expect((await owner.get(`/api/campaigns/${tests[1]}`).expect(200)).body.isTest).toBe(true);
+      for (const id of tests) {
         await owner.put(`/api/campaigns/${id}/cancel`).expect(200);
       }
     });

@@ -3,7 +3,7 @@ import type { Transaction } from '../../../common/persistence/transaction';
 import type { GatewayConfigSummary } from '../../gateway/application/gateway-configs.service';
 import type { CampaignDefinition } from '../domain/campaign-draft';
 import type { Campaign } from '../domain/campaign.entity';
-import { NoValidContactsError } from '../domain/campaign.errors';
+import { CampaignChangedMeanwhileError, NoValidContactsError } from '../domain/campaign.errors';
 import { isPool } from '../domain/sender-pool';
 import { CampaignDraftsRepository } from '../infrastructure/campaign-drafts.repository';
 import { CampaignsRepository } from '../infrastructure/campaigns.repository';
@@ -49,6 +49,11 @@ export class CampaignDraftStore {
   async saveEdit(tx: Transaction, locked: Campaign, edit: CampaignEdit, now: Date): Promise<void> {
     const wasPool = isPool(locked);
     const senders = wasPool ? await this.drafts.lockSenders(tx, locked.id) : [];
+    // A scheduled pool's senders start on their own: one the engine started while this request
+    // held the pool's row is sending, and its contacts are no longer the edit's to replace.
+    if (senders.some((sender) => sender.status !== locked.status)) {
+      throw new CampaignChangedMeanwhileError();
+    }
     const before = wasPool ? senders.map((s) => s.gatewayConfigId) : [locked.gatewayConfigId];
     const sendersChanged =
       edit.senders !== null &&

@@ -237,7 +237,13 @@ export class Campaign extends Timestamped {
   /** What it will send becomes `definition`; its status stays (checkEdit's refusal otherwise). */
   redefine(definition: CampaignDefinition, now: Date): void {
     this.checkEdit();
+    // A scheduled test campaign made real counts against the hourly limit from now on, as
+    // a campaign launched now would (its check ran with the edit's).
+    const madeReal = this.status !== 'DRAFT' && this.isTest && definition.isTest === false;
     Object.assign(this, definitionColumnsOf(definition), { updatedAt: now });
+    if (madeReal) {
+      this.launchedAt = now;
+    }
   }
 
   /** The status a launch leads to: SCHEDULED with a time, ACTIVE without (409 unless a DRAFT). */

@@ -1,3 +1,4 @@
+import type { CampaignStatus } from '../domain/campaign-status';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
@@ -62,7 +63,10 @@ export class CampaignDraftsRepository {
   async saveDefinition(tx: Transaction, campaign: Campaign): Promise<void> {
     const fields = campaign as unknown as Record<string, unknown>;
     const columns = Object.fromEntries(
-      [...DEFINITION_PROPERTIES, 'poolId', 'updatedAt'].map((key) => [key, fields[key]]),
+      [...DEFINITION_PROPERTIES, 'poolId', 'launchedAt', 'updatedAt'].map((key) => [
+        key,
+        fields[key],
+      ]),
     );
     await managerOf(tx).update(Campaign, campaign.id, columns);
   }
@@ -107,10 +111,10 @@ export class CampaignDraftsRepository {
   lockSenders(
     tx: Transaction,
     poolId: number,
-  ): Promise<Array<{ id: number; gatewayConfigId: number }>> {
+  ): Promise<Array<{ id: number; gatewayConfigId: number; status: CampaignStatus }>> {
     return queryRows(
       tx,
-      `SELECT id, gateway_config_id AS "gatewayConfigId" FROM campaigns
+      `SELECT id, gateway_config_id AS "gatewayConfigId", status FROM campaigns
         WHERE pool_id = $1 AND id <> $1 ORDER BY id FOR NO KEY UPDATE`,
       [poolId],
     );
