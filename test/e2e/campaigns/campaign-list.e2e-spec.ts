@@ -182,6 +182,7 @@ describe('the campaign list', () => {
       'page=abc',
       'gatewayConfigId=abc',
       'gatewayConfigId=0',
+      'gatewayConfigId=9999999999',
       'status=SENDING',
       `search=${'x'.repeat(101)}`,
     ]) {

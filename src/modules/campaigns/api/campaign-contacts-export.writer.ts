@@ -109,6 +109,9 @@ async function writeXlsx(batches: Batches, zone: string, out: Writable): Promise
   await workbook.commit();
 }
 
+/** How long an export waits for a client that reads nothing. */
+const STALLED_CLIENT_MS = 60_000;
+
 /** Writes the contacts to the response; a failure after the first byte can only cut it short. */
 export async function writeContactsExport(
   format: ContactsExportFormat,
@@ -121,6 +124,9 @@ export async function writeContactsExport(
   response.setHeader('Content-Type', CONTACTS_EXPORT_CONTENT_TYPES[format]);
   response.setHeader('Content-Disposition', `attachment; filename="${filename}.${format}"`);
   response.setHeader('Cache-Control', 'no-store');
+  // A client that stays connected but stops reading would hold the export's read connection
+  // and its cursor's transaction for ever: its socket idle that long, it is cut off.
+  response.setTimeout(STALLED_CLIENT_MS, () => response.destroy());
   try {
     await (format === 'csv' ? writeCsv : writeXlsx)(batches, zone, response);
   } catch (error) {

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { CompanyAuthenticated, CurrentCompany } from '../../auth/api/guards/auth.decorators';
 import type { CompanySession } from '../../../common/session/company-session';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
+import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { AppConfig } from '../../../config/app-config.service';
 import { CampaignContactsService } from '../application/campaign-contacts.service';
 import { contactSearchOf, type CampaignContactFilters } from '../domain/campaign-contact-filters';
@@ -46,6 +47,7 @@ export class CampaignContactsController {
       'Os filtros se combinam (E). Num pool, os contatos de todos os números. Campanha inexistente: 400.',
   })
   @ApiOkResponse({ type: CampaignContactResponse, isArray: true })
+  @ApiErrors(403)
   @ApiHeader({
     name: 'X-Total-Count',
     description: 'Total de contatos que os filtros encontram (na resposta)',
@@ -82,6 +84,7 @@ export class CampaignContactsController {
       [CONTACTS_EXPORT_CONTENT_TYPES.xlsx]: EXPORT_FILE,
     },
   })
+  @ApiErrors(403)
   async export(
     @CurrentCompany() company: CompanySession,
     @Param('id', IdParamPipe) id: number,

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ToInt } from '../../../common/http/query-params';
 import { CAMPAIGN_STATUSES, CampaignStatus } from '../domain/campaign-status';
 import { CampaignContactsQueryDto } from './campaign-queries.dto';
@@ -45,6 +45,7 @@ export class CampaignListQueryDto extends CampaignContactsQueryDto {
   @ToInt()
   @IsInt({ message: 'deve ser um número inteiro' })
   @Min(1, { message: 'deve ser um número inteiro positivo' })
+  @Max(2_147_483_647, { message: 'deve ser um número inteiro positivo' })
   gatewayConfigId?: number;
 }
 

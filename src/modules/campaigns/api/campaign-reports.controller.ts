@@ -53,7 +53,7 @@ export class CampaignReportsController {
       'Relatório de uma campanha: funil, falhas por motivo, por número, envios por hora, duração e ritmo',
   })
   @ApiOkResponse({ type: CampaignReportResponse })
-  @ApiErrors(404)
+  @ApiErrors(403, 404)
   async campaignReport(
     @CurrentCompany() company: CompanySession,
     @Param('id', IdParamPipe) id: number,

@@ -162,11 +162,16 @@ export class CampaignsRepository extends TenantRepository<Campaign> {
    * for the foreign-key checks of a pool's senders, which share-lock their pool's row while
    * the senders are written (a person's pause would otherwise deadlock with a delivery).
    */
-  lockForUpdate(tx: Transaction, id: number): Promise<Campaign> {
-    return managerOf(tx).findOneOrFail(Campaign, {
+  /** The campaign under its row lock; deleted since it was read (DELETE), a 404. */
+  async lockForUpdate(tx: Transaction, id: number): Promise<Campaign> {
+    const campaign = await managerOf(tx).findOne(Campaign, {
       where: { id },
       lock: { mode: 'for_no_key_update' },
     });
+    if (!campaign) {
+      throw new ResourceNotFoundError(CAMPAIGN_KIND);
+    }
+    return campaign;
   }
 
   /** Writes the columns that pause, resume, cancel and retry change. */
