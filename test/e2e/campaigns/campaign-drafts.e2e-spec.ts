@@ -782,9 +782,9 @@ describe('drafts: edit and launch', () => {
         .put(`/api/campaigns/${created.id}`, { message: 'Outra', contacts: phones(2, 7700) })
         .expect(409);
       expect(await contactsOf()).toEqual(before);
-      expect((await company.get(`/api/campaigns/${created.id}`).expect(200)).body.message).toBe(
-        'Oi',
-      );
+      expect(
+        (await company.get(`/api/campaigns/${created.id}`).expect(200)).body.messageContent,
+      ).toBe('Oi');
       await db().query(`UPDATE campaigns SET status = 'SCHEDULED' WHERE pool_id = $1`, [
         created.id,
       ]);
