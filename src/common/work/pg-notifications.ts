@@ -22,6 +22,11 @@ export class PgNotifications implements OnApplicationShutdown {
   private client: Client | undefined;
   private connecting: Promise<void> | undefined;
   private closed = false;
+  /**
+   * The LISTENs sent so far, one after another: workers subscribe at once when the app starts,
+   * and a pg client must not be asked a query while another is running (deprecated in pg 8).
+   */
+  private listens: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -35,7 +40,7 @@ export class PgNotifications implements OnApplicationShutdown {
     this.listeners.set(channel, set);
     await this.connect();
     if (isNewChannel) {
-      await this.client?.query(`LISTEN ${channel}`);
+      await this.listen(channel);
     }
   }
 
@@ -67,8 +72,16 @@ export class PgNotifications implements OnApplicationShutdown {
 
   private async listenAll(): Promise<void> {
     for (const channel of this.listeners.keys()) {
-      await this.client?.query(`LISTEN ${channel}`);
+      await this.listen(channel);
     }
+  }
+
+  private listen(channel: string): Promise<unknown> {
+    const client = this.client;
+    const listened = this.listens.then(() => client?.query(`LISTEN ${channel}`));
+    // The next LISTEN waits for this one, whether it worked or not.
+    this.listens = listened.catch(() => undefined);
+    return listened;
   }
 
   private announceMissed(): void {
