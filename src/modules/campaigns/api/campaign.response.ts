@@ -1,3 +1,4 @@
+import { percentOf } from '../domain/campaign-report';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CampaignSenderResponse, toCampaignSenders } from './campaign-senders.response';
 import { formatLocalDateTime } from '../../../common/time/local-date-time';
@@ -302,15 +303,10 @@ function receiptsOf(
     unknownOutcomeContacts: campaign.unknownOutcomeContacts,
     deliveredContacts: campaign.deliveredContacts,
     readContacts: campaign.readContacts,
-    deliveryRate: rateOf(campaign.deliveredContacts, campaign.sentContacts),
-    readRate: rateOf(campaign.readContacts, campaign.sentContacts),
+    deliveryRate: percentOf(campaign.deliveredContacts, campaign.sentContacts),
+    readRate: percentOf(campaign.readContacts, campaign.sentContacts),
     repliedContacts: campaign.repliedContacts,
-    replyRate: rateOf(campaign.repliedContacts, campaign.sentContacts),
+    replyRate: percentOf(campaign.repliedContacts, campaign.sentContacts),
     optedOutContacts: campaign.optedOutContacts,
   };
-}
-
-/** A share of the sent messages, in percent with one decimal; 0 before anything was sent. */
-function rateOf(part: number, sent: number): number {
-  return sent > 0 ? Math.round((part / sent) * 1000) / 10 : 0;
 }

@@ -29,7 +29,7 @@ export interface FunnelRates {
   failureRate: number;
 }
 
-/** A share in percent with one decimal, as CampaignResponse's rates; 0 when there is no whole. */
+/** A share in percent with one decimal, as every rate of the API is written; 0 when there is no whole. */
 export function percentOf(part: number, whole: number): number {
   return whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0;
 }
