@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CompanyAuthenticated, CurrentCompany } from '../../auth/api/guards/auth.decorators';
 import type { CompanySession } from '../../../common/session/company-session';
@@ -76,7 +76,6 @@ export class CampaignContactsController {
       'Respondida em, Descadastrado (sim/não). CSV em UTF-8 com BOM, separado por ";", datas dd/MM/yyyy HH:mm:ss no fuso ' +
       'da aplicação; um valor que começaria uma fórmula (=, +, -, @, tab) leva um apóstrofo na frente. Campanha inexistente: 400.',
   })
-  @ApiProduces(...Object.values(CONTACTS_EXPORT_CONTENT_TYPES))
   @ApiOkResponse({
     description: 'O arquivo (Content-Disposition: attachment)',
     content: {
