@@ -724,19 +724,21 @@ describe('drafts: edit and launch', () => {
       expect(fake.sent.filter((m) => m.instance === b.gw.instance)).toHaveLength(3);
     });
 
-    it('reschedules a scheduled pool on all its numbers', async () => {
+    /** A pool on two new numbers, scheduled an hour ahead, with four contacts from `first`. */
+    const scheduledPool = async (name: string, first: number): Promise<{ id: number }> => {
       const [a, b] = [await connectedConfig(company, fake), await connectedConfig(company, fake)];
-      const created = (
-        await company
-          .post('/api/campaigns', {
-            name: 'Pool agendado',
-            message: 'Oi',
-            scheduledFor: localIn(60),
-            gatewayConfigIds: [a.id, b.id],
-            contacts: phones(4, 7500),
-          })
-          .expect(200)
-      ).body;
+      const body = {
+        name,
+        message: 'Oi',
+        scheduledFor: localIn(60),
+        gatewayConfigIds: [a.id, b.id],
+        contacts: phones(4, first),
+      };
+      return (await company.post('/api/campaigns', body).expect(200)).body;
+    };
+
+    it('reschedules a scheduled pool on all its numbers', async () => {
+      const created = await scheduledPool('Pool agendado', 7500);
       const later = localIn(180);
       await company.put(`/api/campaigns/${created.id}`, { scheduledFor: later }).expect(200);
       const { rows } = await db().query(
@@ -751,18 +753,7 @@ describe('drafts: edit and launch', () => {
     });
 
     it('refuses with 409 an edit of a scheduled pool one of whose numbers has started meanwhile, changing nothing', async () => {
-      const [a, b] = [await connectedConfig(company, fake), await connectedConfig(company, fake)];
-      const created = (
-        await company
-          .post('/api/campaigns', {
-            name: 'Pool que começou',
-            message: 'Oi',
-            scheduledFor: localIn(60),
-            gatewayConfigIds: [a.id, b.id],
-            contacts: phones(4, 7600),
-          })
-          .expect(200)
-      ).body;
+      const created = await scheduledPool('Pool que começou', 7600);
       // What the engine does when a sender's time comes while a person's edit holds the pool.
       await db().query(
         `UPDATE campaigns SET status = 'ACTIVE'
