@@ -3,21 +3,16 @@ import { SENDING_ROWS_OF } from './campaign-contacts.repository';
 import { RECEIVED } from './contact-receipts.sql';
 
 /**
- * The company's numbers that opted out by reply (blocked_by OPT_OUT, still blocked), in each
- * form a Brazilian mobile is known by (with and without its ninth digit, as candidateJids), with
- * when: a handful of rows, which the contacts join by hash. `$company` and `$optOut` name the
- * parameters.
+ * The company's numbers that opted out by reply (blocked_by OPT_OUT, still blocked), with when:
+ * a handful of rows, which the contacts join by hash on the number as stored, as the block
+ * list matches them when it keeps a number from being sent to. `$company` and `$optOut` name
+ * the parameters.
  */
 function optedOutSql(company: string, optOut: string): string {
   return `opted AS (
-    SELECT f.phone, max(b.blocked_at) AS blocked_at
+    SELECT b.phone_number AS phone, b.blocked_at
       FROM blocked_contacts b
-      CROSS JOIN LATERAL unnest(ARRAY[b.phone_number, CASE
-          WHEN b.phone_number ~ '^55[0-9]{2}9[0-9]{8}$' THEN left(b.phone_number, 4) || substr(b.phone_number, 6)
-          WHEN b.phone_number ~ '^55[0-9]{2}[6-9][0-9]{7}$' THEN left(b.phone_number, 4) || '9' || substr(b.phone_number, 5)
-        END]) AS f(phone)
-     WHERE b.company_id = ${company} AND b.is_active AND b.blocked_by = ${optOut} AND f.phone IS NOT NULL
-     GROUP BY f.phone)`;
+     WHERE b.company_id = ${company} AND b.is_active AND b.blocked_by = ${optOut})`;
 }
 
 /** The failure kinds are the code's own constants (CONTACT_FAILURE_KINDS), never input. */
