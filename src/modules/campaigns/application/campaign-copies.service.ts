@@ -92,7 +92,7 @@ export class CampaignCopiesService {
   async delete(session: CompanySession, id: number): Promise<void> {
     await this.campaigns.findOwnedOrFail(session.companyId, id);
     await this.unitOfWork.run(async (tx) => {
-      const status = await this.deletions.lockForDeletion(tx, id);
+      const status = await this.deletions.lockForDeletion(tx, session.companyId, id);
       if (status === null) {
         throw new ResourceNotFoundError(CAMPAIGN_KIND); // deleted by a request just before
       }
@@ -103,7 +103,7 @@ export class CampaignCopiesService {
       if (unsettled > 0) {
         throw new CampaignSendsUnsettledError(unsettled);
       }
-      await this.deletions.delete(tx, id);
+      await this.deletions.delete(tx, session.companyId, id);
     });
     this.deletionsWorker.wake();
   }

@@ -25,12 +25,20 @@ const UNSETTLED = UNFINISHED_CONTACT_STATUSES.filter((status) => status !== 'PEN
 export class CampaignDeletionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The campaign's status under its exclusive row lock (null: gone), for its deletion. */
-  async lockForDeletion(tx: Transaction, campaignId: number): Promise<CampaignStatus | null> {
+  /**
+   * The company's campaign's status under its exclusive row lock (null: gone), for its
+   * deletion. Every statement of a deletion names the company: it is the one that cannot be
+   * undone.
+   */
+  async lockForDeletion(
+    tx: Transaction,
+    companyId: number,
+    campaignId: number,
+  ): Promise<CampaignStatus | null> {
     const rows = await queryRows<{ status: CampaignStatus }>(
       tx,
-      `SELECT status FROM campaigns WHERE id = $1 FOR UPDATE`,
-      [campaignId],
+      `SELECT status FROM campaigns WHERE id = $1 AND company_id = $2 FOR UPDATE`,
+      [campaignId, companyId],
     );
     return rows[0]?.status ?? null;
   }
@@ -58,7 +66,7 @@ export class CampaignDeletionsRepository {
    * Deletes the campaign's row and a pool's sender rows, each handed to the batches first (so
    * the trigger leaves their contacts to them), and wakes the batches of every instance.
    */
-  async delete(tx: Transaction, campaignId: number): Promise<void> {
+  async delete(tx: Transaction, companyId: number, campaignId: number): Promise<void> {
     await execute(
       tx,
       `INSERT INTO campaign_deletions
@@ -66,10 +74,13 @@ export class CampaignDeletionsRepository {
                counts_as_creation)
        SELECT id, company_id, pool_id, status, created_at, started_at, launched_at,
               NOT is_test AND automation_run_id IS NULL AND (pool_id IS NULL OR pool_id = id)
-         FROM campaigns WHERE id = $1 OR pool_id = $1`,
-      [campaignId],
+         FROM campaigns WHERE (id = $1 OR pool_id = $1) AND company_id = $2`,
+      [campaignId, companyId],
     );
-    await execute(tx, `DELETE FROM campaigns WHERE id = $1 OR pool_id = $1`, [campaignId]);
+    await execute(tx, `DELETE FROM campaigns WHERE (id = $1 OR pool_id = $1) AND company_id = $2`, [
+      campaignId,
+      companyId,
+    ]);
     await execute(tx, `SELECT pg_notify($1, '')`, [CAMPAIGN_DELETIONS_CHANNEL]);
   }
 
