@@ -784,13 +784,19 @@ describe('drafts: edit and launch', () => {
   });
 
   describe('the hourly creation limit', () => {
-    it('counts a draft when it is launched, not when it is saved or edited', async () => {
+    /** A new company allowed `launches` campaigns an hour (an administrator's setting). */
+    const companyLaunchingPerHour = async (launches: number): Promise<TestCompany> => {
       const owner = await TestCompany.register(t.http);
       await t.http
         .patch(`/api/admin/companies/${owner.id}`)
         .set(ADMIN_HEADER)
-        .send({ campaignCreationsPerHour: 2 })
+        .send({ campaignCreationsPerHour: launches })
         .expect(200);
+      return owner;
+    };
+
+    it('counts a draft when it is launched, not when it is saved or edited', async () => {
+      const owner = await companyLaunchingPerHour(2);
       const gw = connectedInstance(fake);
       const drafts = [];
       for (let i = 0; i < 3; i += 1) {
@@ -822,12 +828,7 @@ describe('drafts: edit and launch', () => {
     });
 
     it('counts a scheduled test campaign made real as launched when it is made real', async () => {
-      const owner = await TestCompany.register(t.http);
-      await t.http
-        .patch(`/api/admin/companies/${owner.id}`)
-        .set(ADMIN_HEADER)
-        .send({ campaignCreationsPerHour: 1 })
-        .expect(200);
+      const owner = await companyLaunchingPerHour(1);
       const gw = connectedInstance(fake);
       const scheduled = campaignBody(fake, gw, { isTest: true, scheduledFor: localIn(60) });
       const tests = [];
