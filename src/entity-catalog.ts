@@ -74,4 +74,6 @@ export const TABLES_WITHOUT_ENTITIES: readonly string[] = [
   'instance_pacing',
   // Deleted campaigns: their contacts' batched removal, and what the creation limit still counts.
   'campaign_deletions',
+  // A Cloud API business account's message templates as Meta last listed them: replaced whole.
+  'gateway_templates',
 ];

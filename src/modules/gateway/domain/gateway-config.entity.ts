@@ -7,6 +7,10 @@ import {
   type ReachOutScope,
 } from './reach-out-lock';
 
+/** The two kinds of gateway a configuration may name. */
+export const GATEWAY_PROVIDERS = ['EVOLUTION', 'CLOUD_API'] as const;
+export type GatewayProvider = (typeof GATEWAY_PROVIDERS)[number];
+
 export interface GatewayConfigFields {
   name: string;
   url: string;
@@ -50,6 +54,13 @@ export interface TrackingState {
   '(reachout_lock_scope IS NULL) = (reachout_locked_until IS NULL)',
 )
 @Index('gateway_configs_reachout_locked_idx', { synchronize: false })
+@Check('gateway_configs_provider_check', "provider IN ('EVOLUTION', 'CLOUD_API')")
+@Check(
+  'gateway_configs_cloud_api_check',
+  "provider = 'EVOLUTION' OR (business_account_id IS NOT NULL AND api_version IS NOT NULL AND app_secret_encrypted IS NOT NULL AND webhook_verify_token IS NOT NULL)",
+)
+@Check('gateway_configs_throughput_check', 'throughput_per_second > 0')
+@Index('gateway_configs_cloud_number_idx', { synchronize: false })
 export class GatewayConfig extends Timestamped implements GatewayConfigFields, InstanceLimits {
   @PrimaryGeneratedColumn({ name: 'id' }) id!: number;
   @Column({ name: 'company_id', type: 'integer' })
@@ -99,6 +110,39 @@ export class GatewayConfig extends Timestamped implements GatewayConfigFields, I
   reachOutLockedUntil!: Date | null;
   @Column({ name: 'reachout_lock_seconds', type: 'integer', nullable: true })
   reachOutLockSeconds!: number | null;
+  /**
+   * EVOLUTION or CLOUD_API. A Cloud API configuration reads the common columns its own way:
+   * `url` is the Graph API's base, `instance` the phone number id, `apiKeyEncrypted` the
+   * access token.
+   */
+  @Column({ name: 'provider', type: 'varchar', length: 12, default: 'EVOLUTION' })
+  provider!: GatewayProvider;
+  /** Cloud API: the WhatsApp Business Account that holds the number and its templates. */
+  @Column({ name: 'business_account_id', type: 'varchar', length: 64, nullable: true })
+  businessAccountId!: string | null;
+  /** Cloud API: the Graph API version called, e.g. v23.0. */
+  @Column({ name: 'api_version', type: 'varchar', length: 10, nullable: true })
+  apiVersion!: string | null;
+  /** Cloud API: the app secret that signs Meta's webhooks (SecretBox text). */
+  @Column({ name: 'app_secret_encrypted', type: 'text', nullable: true })
+  appSecretEncrypted!: string | null;
+  /** Cloud API: what Meta's webhook verification must echo (`hub.verify_token`). */
+  @Column({ name: 'webhook_verify_token', type: 'varchar', length: 64, nullable: true })
+  webhookVerifyToken!: string | null;
+  /** Cloud API: what Meta says of the number, as last read or reported. */
+  @Column({ name: 'display_phone_number', type: 'varchar', length: 32, nullable: true })
+  displayPhoneNumber!: string | null;
+  @Column({ name: 'verified_name', type: 'varchar', length: 200, nullable: true })
+  verifiedName!: string | null;
+  @Column({ name: 'quality_rating', type: 'varchar', length: 10, nullable: true })
+  qualityRating!: string | null;
+  @Column({ name: 'messaging_limit_tier', type: 'varchar', length: 30, nullable: true })
+  messagingLimitTier!: string | null;
+  @Column({ name: 'number_checked_at', type: 'timestamptz', nullable: true })
+  numberCheckedAt!: Date | null;
+  /** Cloud API: messages a second the number may send; null: the service's default. */
+  @Column({ name: 'throughput_per_second', type: 'integer', nullable: true })
+  throughputPerSecond!: number | null;
 
   static create(companyId: number, fields: GatewayConfigFields, now: Date): GatewayConfig {
     const config = new GatewayConfig();
@@ -123,6 +167,17 @@ export class GatewayConfig extends Timestamped implements GatewayConfigFields, I
     config.reachOutLockedAt = null;
     config.reachOutLockedUntil = null;
     config.reachOutLockSeconds = null;
+    config.provider = 'EVOLUTION';
+    config.businessAccountId = null;
+    config.apiVersion = null;
+    config.appSecretEncrypted = null;
+    config.webhookVerifyToken = null;
+    config.displayPhoneNumber = null;
+    config.verifiedName = null;
+    config.qualityRating = null;
+    config.messagingLimitTier = null;
+    config.numberCheckedAt = null;
+    config.throughputPerSecond = null;
     config.createdAt = now;
     config.updatedAt = now;
     return config;
