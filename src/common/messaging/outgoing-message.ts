@@ -15,4 +15,20 @@ export type OutgoingMessage =
       caption?: string;
     }
   | { kind: 'audio'; audio: string }
-  | { kind: 'poll'; name: string; options: string[]; selectableCount: number };
+  | { kind: 'poll'; name: string; options: string[]; selectableCount: number }
+  | TemplateMessage;
+
+/**
+ * An approved message template of the WhatsApp Cloud API, its parameters rendered for one
+ * contact: the only message the official API lets a business start a conversation with.
+ */
+export interface TemplateMessage {
+  kind: 'template';
+  name: string;
+  /** The template's language code, e.g. pt_BR. */
+  language: string;
+  /** Positional body parameters ({{1}}, {{2}}, …), already rendered. */
+  bodyParameters: string[];
+  /** The header's media, for a template whose header is an image, a video or a document. */
+  headerMedia?: { mediaType: 'image' | 'video' | 'document'; link: string };
+}

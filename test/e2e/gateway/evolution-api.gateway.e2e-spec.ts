@@ -10,7 +10,7 @@ import { loadAppConfig } from '../../../src/config/app-config.loader';
 import {
   GatewayError,
   GatewayErrorKind,
-  GatewayTarget,
+  EvolutionTarget,
   MessagingGateway,
   OutgoingMessage,
 } from '../../../src/modules/gateway/domain/messaging-gateway';
@@ -70,7 +70,7 @@ async function closedPort(): Promise<number> {
 describe('EvolutionApiGateway against the fake Evolution API', () => {
   const fake = new FakeEvolutionApi();
   const gateway = gatewayWith(false);
-  let target: GatewayTarget;
+  let target: EvolutionTarget;
 
   beforeAll(async () => {
     Logger.overrideLogger(false);

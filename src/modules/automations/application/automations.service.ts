@@ -279,6 +279,7 @@ function describeMessage(
     case 'audio':
       return message.audio;
     case 'poll':
+    case 'template':
       return message.name;
   }
 }

@@ -7,7 +7,7 @@ import {
 } from '../../gateway/application/gateway-configs.service';
 import {
   GatewayError,
-  GatewayTarget,
+  EvolutionTarget,
   MessagingGateway,
 } from '../../gateway/domain/messaging-gateway';
 import type { Campaign } from '../domain/campaign.entity';
@@ -39,7 +39,7 @@ export class CampaignGatewayCheck {
   async resolve(
     companyId: number,
     command: CampaignInput,
-  ): Promise<{ config: GatewayConfigSummary; target: GatewayTarget }> {
+  ): Promise<{ config: GatewayConfigSummary; target: EvolutionTarget }> {
     if (command.gatewayConfigId !== undefined) {
       const resolved = await this.gatewayConfigs.resolveTarget(companyId, command.gatewayConfigId);
       if (!command.isDraft) {
@@ -92,7 +92,7 @@ export class CampaignGatewayCheck {
     companyId: number,
     configIds: readonly number[],
     isDraft: boolean,
-  ): Promise<Array<{ config: GatewayConfigSummary; target: GatewayTarget }>> {
+  ): Promise<Array<{ config: GatewayConfigSummary; target: EvolutionTarget }>> {
     const resolved = await Promise.all(
       configIds.map((id, index) =>
         this.gatewayConfigs.resolveTarget(companyId, id).catch((error: unknown) => {
@@ -116,7 +116,7 @@ export class CampaignGatewayCheck {
   /** A pool's sender checked as a single configuration is, its refusal naming the number. */
   private async assertPoolSenderConnected(
     config: GatewayConfigSummary,
-    target: GatewayTarget,
+    target: EvolutionTarget,
   ): Promise<void> {
     try {
       await this.assertInstanceConnected(target);
@@ -134,7 +134,7 @@ export class CampaignGatewayCheck {
    * as at creation, so that a retry does not fail again at once on a known cause.
    */
   async assertCanSendThrough(campaign: Campaign): Promise<void> {
-    let target: GatewayTarget;
+    let target: EvolutionTarget;
     try {
       ({ target } = await this.gatewayConfigs.resolveTarget(
         campaign.companyId,
@@ -150,7 +150,7 @@ export class CampaignGatewayCheck {
   }
 
   /** A draft's new key for a saved configuration: the gateway must accept it, connected or not. */
-  private async assertKeyAccepted(target: GatewayTarget): Promise<void> {
+  private async assertKeyAccepted(target: EvolutionTarget): Promise<void> {
     try {
       await this.gateway.connectionState(target);
     } catch (error) {
@@ -162,7 +162,7 @@ export class CampaignGatewayCheck {
   }
 
   /** Creation checks the gateway: unknown instance, refused key or a disconnected instance is a 400. */
-  private async assertInstanceConnected(target: GatewayTarget): Promise<void> {
+  private async assertInstanceConnected(target: EvolutionTarget): Promise<void> {
     try {
       const state = await this.gateway.connectionState(target);
       if (state !== 'open') {

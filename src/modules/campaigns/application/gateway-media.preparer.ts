@@ -41,6 +41,7 @@ export class GatewayMediaPreparer {
       }
       case 'text':
       case 'poll':
+      case 'template':
         return message;
     }
   }

@@ -94,6 +94,9 @@ export function isBlankMessage(message: OutgoingMessage | undefined): boolean {
       return message.text.trim() === '';
     case 'poll':
       return message.name.trim() === '';
+    case 'template':
+      // Meta refuses an empty parameter: a variable without a value blanks the whole message.
+      return message.bodyParameters.some((parameter) => parameter.trim() === '');
     case 'media':
     case 'audio':
       return false;
@@ -118,6 +121,7 @@ export function sentTextOf(messages: readonly OutgoingMessage[]): string | null 
       case 'poll':
         return message.name;
       case 'audio':
+      case 'template':
         break;
     }
   }

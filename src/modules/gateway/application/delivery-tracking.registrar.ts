@@ -8,7 +8,7 @@ import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
 import type { GatewayConfig } from '../domain/gateway-config.entity';
 import { gatewayFailure } from '../domain/gateway-config.errors';
-import { GatewayError, GatewayTarget, MessagingGateway } from '../domain/messaging-gateway';
+import { GatewayError, EvolutionTarget, MessagingGateway } from '../domain/messaging-gateway';
 import { GatewayConfigsRepository } from '../infrastructure/gateway-configs.repository';
 
 /** The header the gateway sends with every event; its value is the configuration's secret. */
@@ -46,7 +46,7 @@ export class DeliveryTrackingRegistrar {
     return `${this.config.publicBaseUrl}/api/gateway-events/${configId}`;
   }
 
-  async register(config: GatewayConfig, target: GatewayTarget, replace: boolean): Promise<void> {
+  async register(config: GatewayConfig, target: EvolutionTarget, replace: boolean): Promise<void> {
     this.assertReachableByGateway(target.url);
     const url = this.eventsUrlOf(config.id);
     const current = await this.ask(() => this.gateway.findWebhook(target));
@@ -88,7 +88,7 @@ export class DeliveryTrackingRegistrar {
    */
   async learnInstanceToken(
     config: GatewayConfig,
-    target: GatewayTarget,
+    target: EvolutionTarget,
     apikey: string,
   ): Promise<boolean> {
     const token = await this.instanceTokenOf(config, target);
@@ -107,7 +107,7 @@ export class DeliveryTrackingRegistrar {
    */
   private async instanceTokenOf(
     config: GatewayConfig,
-    target: GatewayTarget,
+    target: EvolutionTarget,
   ): Promise<string | null> {
     const token = await this.gateway.instanceToken(target).catch((error: unknown) => {
       this.logger.warn(
@@ -128,7 +128,7 @@ export class DeliveryTrackingRegistrar {
   }
 
   /** Turns our webhook off; a webhook somebody else set since is left alone. */
-  async unregister(config: GatewayConfig, target: GatewayTarget): Promise<void> {
+  async unregister(config: GatewayConfig, target: EvolutionTarget): Promise<void> {
     const url = this.eventsUrlOf(config.id);
     const current = await this.ask(() => this.gateway.findWebhook(target));
     if (current?.url === url) {

@@ -1,7 +1,7 @@
 import { SecretBox, SecretBoxError } from '../../../common/crypto/secret-box';
 import type { GatewayConfig } from '../domain/gateway-config.entity';
 import { GatewayConfigKeyUnreadableError } from '../domain/gateway-config.errors';
-import type { GatewayTarget } from '../domain/messaging-gateway';
+import type { EvolutionTarget } from '../domain/messaging-gateway';
 
 /** Binds each encrypted key to its company, so a value copied across tenants fails to open. */
 export function keyContext(companyId: number): string {
@@ -21,6 +21,6 @@ export function openKey(secrets: SecretBox, config: GatewayConfig): string {
 }
 
 /** Where a call to the configuration's instance goes, with its key opened. */
-export function targetOf(secrets: SecretBox, config: GatewayConfig): GatewayTarget {
+export function targetOf(secrets: SecretBox, config: GatewayConfig): EvolutionTarget {
   return { url: config.url, apiKey: openKey(secrets, config), instance: config.instance };
 }

@@ -18,7 +18,7 @@ import {
 } from '../domain/gateway-config.errors';
 import {
   GatewayError,
-  GatewayTarget,
+  EvolutionTarget,
   InstanceConnectionState,
   MessagingGateway,
 } from '../domain/messaging-gateway';
@@ -59,7 +59,7 @@ export interface GatewayConfigSummary {
 
 export interface ResolvedGatewayConfig {
   config: GatewayConfigSummary;
-  target: GatewayTarget;
+  target: EvolutionTarget;
 }
 
 /** An instance's day, for a person: its count and pace, who sends through it, its lock. */

@@ -1,14 +1,33 @@
 import type { OutgoingMessage } from '../../../common/messaging/outgoing-message';
 import type { GatewayOutcome } from '../../../common/metrics/metric-labels';
 
-/** Where and how to reach one gateway instance (Evolution API v2). */
-export interface GatewayTarget {
+/** The two kinds of gateway a configuration may name (`gateway_configs.provider`). */
+export const GATEWAY_PROVIDERS = ['EVOLUTION', 'CLOUD_API'] as const;
+export type GatewayProvider = (typeof GATEWAY_PROVIDERS)[number];
+
+/** Where and how to reach one Evolution API v2 instance (the provider when none is named). */
+export interface EvolutionTarget {
+  provider?: 'EVOLUTION';
   /** Base URL of the gateway, e.g. https://gw.example.com */
   url: string;
   apiKey: string;
   /** Instance name (not id). */
   instance: string;
 }
+
+/** Where and how to reach one number of Meta's WhatsApp Cloud API (the Graph API). */
+export interface CloudApiTarget {
+  provider: 'CLOUD_API';
+  /** The Graph API's base URL, e.g. https://graph.facebook.com */
+  url: string;
+  /** e.g. v23.0 */
+  apiVersion: string;
+  phoneNumberId: string;
+  businessAccountId: string;
+  accessToken: string;
+}
+
+export type GatewayTarget = EvolutionTarget | CloudApiTarget;
 
 export type { OutgoingMessage };
 
@@ -18,6 +37,11 @@ export interface SendOptions {
    * Realism only: it holds the HTTP request open and does not space out messages.
    */
   delayMs?: number;
+  /**
+   * Echoed back with the message's status events (Cloud API `biz_opaque_callback_data`): the
+   * campaign contact's id, so a send whose answer was lost is reconciled by its first status.
+   */
+  callbackData?: string;
 }
 
 export interface SentMessage {

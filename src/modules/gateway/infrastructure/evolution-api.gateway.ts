@@ -15,7 +15,7 @@ import {
   GatewayError,
   GatewayGroup,
   gatewayOutcomeOf,
-  GatewayTarget,
+  EvolutionTarget,
   InstanceConnectionState,
   InstanceWebhook,
   InstanceWebhookSettings,
@@ -88,7 +88,7 @@ export class EvolutionApiGateway extends MessagingGateway {
   }
 
   async send(
-    target: GatewayTarget,
+    target: EvolutionTarget,
     to: string,
     message: OutgoingMessage,
     options: SendOptions = {},
@@ -119,7 +119,7 @@ export class EvolutionApiGateway extends MessagingGateway {
   }
 
   async findSentMessages(
-    target: GatewayTarget,
+    target: EvolutionTarget,
     remoteJid: string,
     window: { from: Date; to: Date },
   ): Promise<StoredSentMessage[]> {
@@ -143,7 +143,7 @@ export class EvolutionApiGateway extends MessagingGateway {
     );
   }
 
-  async findWebhook(target: GatewayTarget): Promise<InstanceWebhook | null> {
+  async findWebhook(target: EvolutionTarget): Promise<InstanceWebhook | null> {
     return this.read(
       target,
       {
@@ -156,7 +156,7 @@ export class EvolutionApiGateway extends MessagingGateway {
     );
   }
 
-  async setWebhook(target: GatewayTarget, settings: InstanceWebhookSettings): Promise<void> {
+  async setWebhook(target: EvolutionTarget, settings: InstanceWebhookSettings): Promise<void> {
     await this.call(
       target,
       {
@@ -179,7 +179,7 @@ export class EvolutionApiGateway extends MessagingGateway {
     );
   }
 
-  async instanceToken(target: GatewayTarget): Promise<string | null> {
+  async instanceToken(target: EvolutionTarget): Promise<string | null> {
     return this.read(
       target,
       {
@@ -193,7 +193,7 @@ export class EvolutionApiGateway extends MessagingGateway {
     );
   }
 
-  async connectionState(target: GatewayTarget): Promise<InstanceConnectionState> {
+  async connectionState(target: EvolutionTarget): Promise<InstanceConnectionState> {
     return this.read(
       target,
       {
@@ -206,7 +206,7 @@ export class EvolutionApiGateway extends MessagingGateway {
     );
   }
 
-  async findContacts(target: GatewayTarget): Promise<GatewayContact[]> {
+  async findContacts(target: EvolutionTarget): Promise<GatewayContact[]> {
     return this.read(
       target,
       {
@@ -221,7 +221,7 @@ export class EvolutionApiGateway extends MessagingGateway {
     );
   }
 
-  async findChats(target: GatewayTarget): Promise<GatewayChat[]> {
+  async findChats(target: EvolutionTarget): Promise<GatewayChat[]> {
     return this.read(
       target,
       {
@@ -236,7 +236,7 @@ export class EvolutionApiGateway extends MessagingGateway {
     );
   }
 
-  async fetchGroups(target: GatewayTarget, withParticipants: boolean): Promise<GatewayGroup[]> {
+  async fetchGroups(target: EvolutionTarget, withParticipants: boolean): Promise<GatewayGroup[]> {
     return this.read(
       target,
       {
@@ -252,7 +252,7 @@ export class EvolutionApiGateway extends MessagingGateway {
   }
 
   private read<T>(
-    target: GatewayTarget,
+    target: EvolutionTarget,
     call: GatewayCall,
     parse: (data: unknown) => T,
   ): Promise<T> {
@@ -265,7 +265,7 @@ export class EvolutionApiGateway extends MessagingGateway {
    * proves (a send's 2xx without a key is uncertain, not sent).
    */
   private async call<T>(
-    target: GatewayTarget,
+    target: EvolutionTarget,
     call: GatewayCall,
     parse: (data: unknown) => T,
   ): Promise<T> {
@@ -289,7 +289,7 @@ export class EvolutionApiGateway extends MessagingGateway {
   }
 
   /** The body of a 2xx answer, else the classified GatewayError. */
-  private async exchange(target: GatewayTarget, call: GatewayCall): Promise<unknown> {
+  private async exchange(target: EvolutionTarget, call: GatewayCall): Promise<unknown> {
     const url = endpointUrl(target.url, call.path, call.query);
     let response: OutboundJsonResponse;
     try {
@@ -325,7 +325,7 @@ export class EvolutionApiGateway extends MessagingGateway {
   }
 
   /** Logs where and how a call failed: instance and host, never the key. */
-  private failed(target: GatewayTarget, call: GatewayCall, error: unknown): unknown {
+  private failed(target: EvolutionTarget, call: GatewayCall, error: unknown): unknown {
     if (error instanceof GatewayError) {
       this.logger.debug(
         {

@@ -80,6 +80,9 @@ export function buildSendRequest(
           options,
         ),
       };
+    case 'template':
+      // Templates are the Cloud API's; creation keeps them off Evolution configurations.
+      throw new GatewayError('rejected', 'O Evolution API não envia modelos da API oficial');
   }
 }
 
