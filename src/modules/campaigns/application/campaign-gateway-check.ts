@@ -189,6 +189,12 @@ function gatewayCheckMessage(error: GatewayError): string {
       return 'A instância do gateway não está conectada';
     case 'target_refused':
       return 'O endereço do gateway não é permitido';
+    case 'account_blocked':
+      return `A conta da API oficial não pode enviar: ${error.message}`.slice(0, 300);
+    case 'throttled':
+    case 'undeliverable':
+    case 'reengagement_required':
+    case 'marketing_limit':
     case 'refused_number':
     case 'rejected':
     case 'transient':

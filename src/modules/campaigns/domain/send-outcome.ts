@@ -98,14 +98,32 @@ const OUTCOME_OF = {
     kind: 'media_unreachable',
     reason: mediaUnreachableReason(message),
   }),
-  transient: (failure, attempts) =>
-    attempts >= MAX_SEND_ATTEMPTS
-      ? failedAfterCall(
-          `falha temporária do gateway após ${MAX_SEND_ATTEMPTS} tentativas`,
-          'retries_exhausted',
-        )
-      : { kind: 'retry', reason: failure.message },
+  // Meta's answers (Cloud API). These first meanings keep the rules that hold for every
+  // gateway (nothing proven sent is sent again); the Cloud API's own outcomes refine them.
+  throttled: (failure, attempts) => retryOrExhausted(failure, attempts),
+  undeliverable: (failure) =>
+    failedAfterCall(`não entregue: ${failure.message}`.slice(0, 500), 'rejected'),
+  reengagement_required: (failure) =>
+    failedAfterCall(`fora da janela de 24 h: ${failure.message}`.slice(0, 500), 'rejected'),
+  marketing_limit: (failure) =>
+    failedAfterCall(
+      `limite de mensagens de marketing: ${failure.message}`.slice(0, 500),
+      'rejected',
+    ),
+  account_blocked: (failure) =>
+    campaignFailed(`A conta da API oficial não pode enviar: ${failure.message}`.slice(0, 500)),
+  transient: (failure, attempts) => retryOrExhausted(failure, attempts),
 } satisfies Record<string, Classifier>;
+
+/** Another attempt while the budget lasts: the failure proved nothing went out. */
+function retryOrExhausted(failure: FailureDetail, attempts: number): UnsentOutcome {
+  return attempts >= MAX_SEND_ATTEMPTS
+    ? failedAfterCall(
+        `falha temporária do gateway após ${MAX_SEND_ATTEMPTS} tentativas`,
+        'retries_exhausted',
+      )
+    : { kind: 'retry', reason: failure.message };
+}
 
 /** The kinds of gateway failure the engine knows what to do about. */
 export type GatewayFailureKind = keyof typeof OUTCOME_OF;

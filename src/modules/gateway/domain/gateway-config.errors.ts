@@ -39,7 +39,12 @@ export function gatewayFailure(error: GatewayError): DomainError {
     case 'unknown_instance':
     case 'target_refused':
     case 'refused_number':
+    case 'account_blocked':
       return new InvalidInputError(code, error.message);
+    case 'throttled':
+    case 'undeliverable':
+    case 'reengagement_required':
+    case 'marketing_limit':
     case 'rejected':
     case 'disconnected':
     case 'transient':

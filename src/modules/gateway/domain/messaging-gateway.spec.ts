@@ -12,6 +12,11 @@ describe('gatewayOutcomeOf', () => {
       target_refused: 'target_refused',
       uncertain: 'uncertain',
       media_unreachable: 'not_sent',
+      throttled: 'not_sent',
+      undeliverable: 'refused',
+      reengagement_required: 'refused',
+      marketing_limit: 'refused',
+      account_blocked: 'instance_refused',
     };
     for (const [kind, outcome] of Object.entries(expected)) {
       expect([kind, gatewayOutcomeOf(new GatewayError(kind as GatewayErrorKind, 'x'))]).toEqual([

@@ -99,6 +99,17 @@ export type InstanceConnectionState = 'open' | 'connecting' | 'close' | 'unknown
  * - media_unreachable: the gateway could not fetch the message's media URL (DNS failure,
  *   refused connection), which it does before anything else. Not sent, and every contact
  *   would fail the same way: hold the campaign with the URL named, fail no one.
+ * The Cloud API's answers add (Meta's error codes, docs/SENDING.md):
+ * - throttled: the number or the pair with this person is over Meta's rate (130429, 131056).
+ *   Not sent: try again later without counting an attempt, and slow down.
+ * - undeliverable: Meta could not deliver to this person (131026). Fail the contact.
+ * - reengagement_required: more than 24 h since the person last wrote, and the message is not
+ *   a template (131047). Fail the contact.
+ * - marketing_limit: the person has had their share of marketing messages (131049). Fail the
+ *   contact.
+ * - account_blocked: the account, its payment, its token or the template cannot send until
+ *   someone acts (190, 131042, 131031, a paused or disabled template). Not sent: pause the
+ *   campaign with the reason, fail no one.
  */
 export type GatewayErrorKind =
   | 'refused_number'
@@ -109,7 +120,12 @@ export type GatewayErrorKind =
   | 'transient'
   | 'uncertain'
   | 'target_refused'
-  | 'media_unreachable';
+  | 'media_unreachable'
+  | 'throttled'
+  | 'undeliverable'
+  | 'reengagement_required'
+  | 'marketing_limit'
+  | 'account_blocked';
 
 /**
  * Why a `disconnected` instance cannot send, when the answer proves it:
@@ -153,6 +169,11 @@ const OUTCOME_OF_KIND: Record<GatewayErrorKind, GatewayOutcome> = {
   uncertain: 'uncertain',
   target_refused: 'target_refused',
   media_unreachable: 'not_sent',
+  throttled: 'not_sent',
+  undeliverable: 'refused',
+  reengagement_required: 'refused',
+  marketing_limit: 'refused',
+  account_blocked: 'instance_refused',
 };
 
 /** The outcome class of a failed gateway call; `error` for anything but a GatewayError. */
