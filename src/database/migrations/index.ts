@@ -29,6 +29,7 @@ import { CampaignDeletions1763993000000 } from './1763993000000-CampaignDeletion
 import { FindCampaignContacts1763994000000 } from './1763994000000-FindCampaignContacts';
 import { CampaignReportsAndListFilters1763995000000 } from './1763995000000-CampaignReportsAndListFilters';
 import { CloudApiProvider1763997000000 } from './1763997000000-CloudApiProvider';
+import { TemplateCampaigns1763997500000 } from './1763997500000-TemplateCampaigns';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   FindCampaignContacts1763994000000,
   CampaignReportsAndListFilters1763995000000,
   CloudApiProvider1763997000000,
+  TemplateCampaigns1763997500000,
 ];

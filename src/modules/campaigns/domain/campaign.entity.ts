@@ -1,3 +1,4 @@
+import type { CampaignTemplate } from './campaign-template';
 import {
   Check,
   Column,
@@ -103,6 +104,8 @@ export class Campaign extends Timestamped {
   @Column({ name: 'caption', type: 'varchar', length: 1024, nullable: true }) caption!:
     string | null;
   @Column({ name: 'poll_data', type: 'jsonb', nullable: true }) pollData!: PollDefinition | null;
+  /** A Cloud API campaign's approved template; null for a message campaign. */
+  @Column({ name: 'template', type: 'jsonb', nullable: true }) template!: CampaignTemplate | null;
   @Column({ name: 'gateway_config_id', type: 'integer' }) gatewayConfigId!: number;
   @Column({ name: 'gateway_name', type: 'varchar', length: 100 }) gatewayName!: string;
   @Column({ name: 'gateway_url', type: 'varchar', length: 500 }) gatewayUrl!: string;
