@@ -53,7 +53,8 @@ const SENDING_ROWS_AND_BOUNDS = `
  * the company that match `filters`, with their parameters. The ids go in as a value, not a
  * subquery, so that the planner weighs them with the table's statistics. The search's
  * conditions are the ones the indexes serve: digits on campaign_contacts_campaign_phone_key,
- * a name on campaign_contacts_name_search_idx (trigrams of folded_text(name)).
+ * a name on campaign_contacts_name_search_idx (trigrams of folded_name, the stored
+ * folded_text(name), which the re-check of each match reads instead of folding it again).
  */
 function filteredContacts(
   rows: SendingRows,
@@ -86,7 +87,7 @@ function filteredContacts(
   if (search && 'phoneDigits' in search) {
     conditions.push(`c.phone_number LIKE ${bind(likeContaining(search.phoneDigits))}`);
   } else if (search) {
-    conditions.push(`folded_text(c.name) LIKE folded_text(${bind(likeContaining(search.name))})`);
+    conditions.push(`c.folded_name LIKE folded_text(${bind(likeContaining(search.name))})`);
   }
   return { where: conditions.join(' AND '), params };
 }
