@@ -28,7 +28,7 @@ import { LaunchDrafts1763992000000 } from './1763992000000-LaunchDrafts';
 import { CampaignDeletions1763993000000 } from './1763993000000-CampaignDeletions';
 import { FindCampaignContacts1763994000000 } from './1763994000000-FindCampaignContacts';
 import { CampaignReportsAndListFilters1763995000000 } from './1763995000000-CampaignReportsAndListFilters';
-import { StoreFoldedContactNames1763996000000 } from './1763996000000-StoreFoldedContactNames';
+import { ContactFilterIndexes1763996000000 } from './1763996000000-ContactFilterIndexes';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -62,5 +62,5 @@ export const MIGRATIONS = [
   CampaignDeletions1763993000000,
   FindCampaignContacts1763994000000,
   CampaignReportsAndListFilters1763995000000,
-  StoreFoldedContactNames1763996000000,
+  ContactFilterIndexes1763996000000,
 ];

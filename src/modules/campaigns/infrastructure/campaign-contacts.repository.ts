@@ -94,7 +94,9 @@ function filteredContacts(
     conditions.push(RECEIPT_CONDITIONS[filters.receipt]);
   }
   if (filters.failureKind) {
-    conditions.push(`c.failure_kind = ${bind(filters.failureKind)}`);
+    // Only FAILED contacts have a kind (a CHECK says so); saying it lets the planner take
+    // campaign_contacts_failure_kind_idx, which holds the FAILED ones only.
+    conditions.push(`c.status = 'FAILED' AND c.failure_kind = ${bind(filters.failureKind)}`);
   }
   const search = filters.search;
   if (search && 'phoneDigits' in search) {
