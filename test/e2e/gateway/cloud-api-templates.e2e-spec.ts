@@ -57,21 +57,17 @@ describe('Cloud API templates', () => {
     return (response.body as { id: number }).id;
   }
 
+  function addNumber(): void {
+    graph.addNumber({ phoneNumberId: NUMBER_ID, businessAccountId: WABA_ID, accessToken: TOKEN });
+  }
+
   function templateCalls(): number {
     return graph.requests.filter((r) => r.path.endsWith('/message_templates')).length;
   }
 
   beforeEach(() => {
     graph.reset();
-    graph.addNumber({
-      phoneNumberId: NUMBER_ID,
-      businessAccountId: WABA_ID,
-      accessToken: TOKEN,
-      displayPhoneNumber: '+55 11 91111-2222',
-      verifiedName: 'Acme',
-      qualityRating: 'GREEN',
-      tier: 'TIER_10K',
-    });
+    addNumber();
     graph.addTemplate(WABA_ID, WELCOME);
     graph.addTemplate(WABA_ID, ORDER);
   });
@@ -128,15 +124,7 @@ describe('Cloud API templates', () => {
     expect(listed.body).toHaveLength(7);
     expect(templateCalls()).toBe(4);
     graph.reset();
-    graph.addNumber({
-      phoneNumberId: NUMBER_ID,
-      businessAccountId: WABA_ID,
-      accessToken: TOKEN,
-      displayPhoneNumber: '+55 11 91111-2222',
-      verifiedName: 'Acme',
-      qualityRating: 'GREEN',
-      tier: 'TIER_10K',
-    });
+    addNumber();
     graph.addTemplate(WABA_ID, ORDER);
     const replaced = await owner.get(`${PATH}/${id}/templates?refresh=true`).expect(200);
     expect((replaced.body as Array<{ name: string }>).map((x) => x.name)).toEqual([

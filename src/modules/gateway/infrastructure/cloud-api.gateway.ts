@@ -39,14 +39,15 @@ export class CloudApiGateway extends MessagingGateway {
     super();
   }
 
-  send(
+  /** A message Meta cannot carry (a poll, base64 media) is rejected before any call. */
+  async send(
     target: CloudApiTarget,
     to: string,
     message: OutgoingMessage,
     options: SendOptions = {},
   ): Promise<SentMessage> {
     const { operation, body } = buildCloudSendRequest(to, message, options);
-    return this.graph.call(
+    return await this.graph.call(
       target,
       {
         operation,
