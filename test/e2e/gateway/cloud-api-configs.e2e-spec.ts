@@ -287,6 +287,22 @@ describe('Cloud API gateway configurations', () => {
       graph.updateNumber(NUMBER_ID, { accessToken: 'revogado' });
       expectErrorBody(await owner.get(`${PATH}/${created.id}/status`), 400);
     });
+
+    it('answers a clear 400 to a gateway sync: Meta shows no contacts, chats or groups', async () => {
+      const created = await create();
+      graph.requests.length = 0;
+      const databases = await countRows('user_databases');
+      const message = expectErrorBody(
+        await owner.post('/api/user-databases/gateway/sync', {
+          gatewayConfigId: created.id,
+          name: 'Contatos do número oficial',
+        }),
+        400,
+      );
+      expect(message).toContain('só no Evolution API');
+      expect(graph.requests).toHaveLength(0);
+      expect(await countRows('user_databases')).toBe(databases);
+    });
   });
 
   describe('tenancy', () => {
