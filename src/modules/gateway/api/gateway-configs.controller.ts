@@ -4,7 +4,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiQuery,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -162,7 +161,6 @@ export class GatewayConfigsController {
       'A lista guardada da última leitura na Meta; lida na Meta agora com refresh=true ou quando ainda não há nenhuma. ' +
       'Criar e editar modelos continua nas ferramentas da Meta. 400 para uma configuração EVOLUTION.',
   })
-  @ApiQuery({ name: 'refresh', required: false, type: Boolean })
   @ApiOkResponse({ type: GatewayTemplateResponse, isArray: true })
   @ApiErrors(404)
   async listTemplates(

@@ -9,6 +9,7 @@ import {
   InstanceConnectionState,
   InstanceWebhook,
   MessagingGateway,
+  NotOfferedByProviderError,
   OutgoingMessage,
   SendOptions,
   SentMessage,
@@ -19,8 +20,7 @@ import { GraphApiClient } from './cloud-api.client';
 import { buildCloudSendRequest, toCloudSentMessage } from './cloud-api.payloads';
 
 function evolutionOnly(what: string): GatewayError {
-  return new GatewayError(
-    'rejected',
+  return new NotOfferedByProviderError(
     `${what} existe só no Evolution API; a API oficial do WhatsApp (Cloud API) não tem`,
   );
 }
