@@ -305,6 +305,25 @@ describe('Cloud API gateway configurations', () => {
     });
   });
 
+  it("checks a campaign's Cloud API number with Meta's lookup: a revoked token is a 400", async () => {
+    const created = await create();
+    graph.updateNumber(NUMBER_ID, { accessToken: 'revogado' });
+    const campaigns = await countRows('campaigns');
+    const message = expectErrorBody(
+      await owner.post('/api/campaigns', {
+        name: 'Pela API oficial',
+        gatewayConfigId: created.id,
+        message: 'Olá',
+        contacts: [{ phoneNumber: '11987650001' }],
+      }),
+      400,
+    );
+    expect(message).toContain('A conta da API oficial não pode enviar');
+    expect(message).toContain('código 190');
+    expect(await countRows('campaigns')).toBe(campaigns);
+    expect(graph.sent).toHaveLength(0);
+  });
+
   describe('tenancy', () => {
     it.each([
       ['GET', (c: TestCompany, id: number) => c.get(`${PATH}/${id}`)],
