@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -12,7 +12,13 @@ import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors, ErrorResponse } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { GatewayConfigsService } from '../application/gateway-configs.service';
-import { CreateGatewayConfigDto, UpdateGatewayConfigDto } from './gateway-configs.dto';
+import { GatewayTemplatesService } from '../application/gateway-templates.service';
+import type { GatewayConfig } from '../domain/gateway-config.entity';
+import {
+  CreateGatewayConfigDto,
+  TemplatesQueryDto,
+  UpdateGatewayConfigDto,
+} from './gateway-configs.dto';
 import {
   GatewayConfigResponse,
   GatewayStatusResponse,
@@ -22,35 +28,45 @@ import {
   GatewayUsageResponse,
   GatewayConfigDayResponse,
   toGatewayConfigDayResponse,
+  GatewayTemplateResponse,
+  toGatewayTemplateResponse,
 } from './gateway-configs.response';
 
 @ApiTags('Configurações de gateway')
 @CompanyAuthenticated()
 @Controller('api/gateway-configs')
 export class GatewayConfigsController {
-  constructor(private readonly configs: GatewayConfigsService) {}
+  constructor(
+    private readonly configs: GatewayConfigsService,
+    private readonly templates: GatewayTemplatesService,
+  ) {}
+
+  private respond(config: GatewayConfig): GatewayConfigResponse {
+    return toGatewayConfigResponse(config, this.configs.eventsUrlOf(config.id));
+  }
 
   @Post()
   @ApiOperation({
-    summary: 'Salva um gateway (Evolution API v2)',
+    summary: 'Salva um gateway (Evolution API v2 ou a API oficial do WhatsApp, provider CLOUD_API)',
     description:
-      'A chave de API é guardada criptografada e nunca é devolvida. A URL deve ser http(s) e não pode ' +
+      'A chave de API (o token de acesso e o segredo do app em CLOUD_API) é guardada criptografada e nunca é devolvida. A URL deve ser http(s) e não pode ' +
       'apontar para endereços link-local ou de metadados de nuvem (nem para redes privadas com ' +
-      'OUTBOUND_DENY_PRIVATE=true): 400.',
+      'OUTBOUND_DENY_PRIVATE=true): 400. Em CLOUD_API, o número é consultado na Graph API antes de salvar ' +
+      '(token recusado ou número desconhecido: 400) e a resposta traz webhookUrl e webhookVerifyToken para o painel da Meta.',
   })
   @ApiCreatedResponse({ type: GatewayConfigResponse })
   async create(
     @CurrentCompany() company: CompanySession,
     @Body() body: CreateGatewayConfigDto,
   ): Promise<GatewayConfigResponse> {
-    return toGatewayConfigResponse(await this.configs.create(company.companyId, body));
+    return this.respond(await this.configs.create(company.companyId, body));
   }
 
   @Get()
   @ApiOperation({ summary: 'Gateways da empresa, mais recentes primeiro' })
   @ApiOkResponse({ type: GatewayConfigResponse, isArray: true })
   async list(@CurrentCompany() company: CompanySession): Promise<GatewayConfigResponse[]> {
-    return (await this.configs.list(company.companyId)).map(toGatewayConfigResponse);
+    return (await this.configs.list(company.companyId)).map((config) => this.respond(config));
   }
 
   /** Declared before the `:id` routes, which would take `usage` for an id (400). */
@@ -75,7 +91,7 @@ export class GatewayConfigsController {
     @CurrentCompany() company: CompanySession,
     @Param('id', IdParamPipe) id: number,
   ): Promise<GatewayConfigResponse> {
-    return toGatewayConfigResponse(await this.configs.get(company.companyId, id));
+    return this.respond(await this.configs.get(company.companyId, id));
   }
 
   @Put(':id')
@@ -87,7 +103,7 @@ export class GatewayConfigsController {
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateGatewayConfigDto,
   ): Promise<GatewayConfigResponse> {
-    return toGatewayConfigResponse(await this.configs.update(company.companyId, id, body));
+    return this.respond(await this.configs.update(company.companyId, id, body));
   }
 
   @Delete(':id')
@@ -136,6 +152,24 @@ export class GatewayConfigsController {
     @Param('id', IdParamPipe) id: number,
   ): Promise<GatewayUsageResponse> {
     return toGatewayUsageResponse(await this.configs.instanceUsage(company.companyId, id));
+  }
+
+  @Get(':id/templates')
+  @ApiOperation({
+    summary: 'Modelos de mensagem (templates) da conta do WhatsApp Business (CLOUD_API)',
+    description:
+      'A lista guardada da última leitura na Meta; lida na Meta agora com refresh=true ou quando ainda não há nenhuma. ' +
+      'Criar e editar modelos continua nas ferramentas da Meta. 400 para uma configuração EVOLUTION.',
+  })
+  @ApiOkResponse({ type: GatewayTemplateResponse, isArray: true })
+  @ApiErrors(404)
+  async listTemplates(
+    @CurrentCompany() company: CompanySession,
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: TemplatesQueryDto,
+  ): Promise<GatewayTemplateResponse[]> {
+    const list = await this.templates.list(company.companyId, id, query.refresh === 'true');
+    return list.map(toGatewayTemplateResponse);
   }
 
   @Get(':id/status')
