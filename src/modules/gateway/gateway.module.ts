@@ -5,6 +5,8 @@ import { DeliveryTrackingRegistrar } from './application/delivery-tracking.regis
 import { GatewayConfigUsageRegistry } from './application/gateway-config-usage.registry';
 import { GatewayConfigsService } from './application/gateway-configs.service';
 import { GatewayEventsSources } from './application/gateway-events-sources';
+import { MetaWebhookSources } from './application/meta-webhook-sources';
+import { MetaWebhookRepository } from './infrastructure/meta-webhook.repository';
 import { GatewayConfig } from './domain/gateway-config.entity';
 import { MessagingGateway } from './domain/messaging-gateway';
 import { EvolutionApiGateway } from './infrastructure/evolution-api.gateway';
@@ -27,6 +29,8 @@ import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
     GatewayEventsSources,
     GatewayConfigUsageRegistry,
     DeliveryTrackingRegistrar,
+    MetaWebhookRepository,
+    MetaWebhookSources,
   ],
   exports: [
     MessagingGateway,
@@ -34,6 +38,7 @@ import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
     GatewayEventsSources,
     GatewayConfigUsageRegistry,
     InstancePacing,
+    MetaWebhookSources,
   ],
 })
 export class GatewayModule {}
