@@ -10,9 +10,17 @@ import { MetaWebhookRepository } from './infrastructure/meta-webhook.repository'
 import { GatewayConfig } from './domain/gateway-config.entity';
 import { MessagingGateway } from './domain/messaging-gateway';
 import { EvolutionApiGateway } from './infrastructure/evolution-api.gateway';
+import { CloudApiGateway } from './infrastructure/cloud-api.gateway';
+import { MessagingGatewayRouter } from './infrastructure/messaging-gateway.router';
 import { GatewayConfigsRepository } from './infrastructure/gateway-configs.repository';
 import { InstancePacing } from './application/ports/instance-pacing';
 import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
+import { GatewayTemplatesService } from './application/gateway-templates.service';
+import { CloudApiConfigs } from './application/cloud-api-configs';
+import { CloudApiAccount } from './application/ports/cloud-api-account';
+import { GraphCloudApiAccount } from './infrastructure/cloud-api.account';
+import { GraphApiClient } from './infrastructure/cloud-api.client';
+import { GatewayTemplatesRepository } from './infrastructure/gateway-templates.repository';
 
 /**
  * Gateway configurations and the gateway port: campaigns, automations, notices, gateway sync
@@ -22,7 +30,9 @@ import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
   imports: [TypeOrmModule.forFeature([GatewayConfig])],
   controllers: [GatewayConfigsController],
   providers: [
-    { provide: MessagingGateway, useClass: EvolutionApiGateway },
+    EvolutionApiGateway,
+    CloudApiGateway,
+    { provide: MessagingGateway, useClass: MessagingGatewayRouter },
     GatewayConfigsRepository,
     { provide: InstancePacing, useClass: PgInstancePacing },
     GatewayConfigsService,
@@ -31,6 +41,12 @@ import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
     DeliveryTrackingRegistrar,
     MetaWebhookRepository,
     MetaWebhookSources,
+    GraphApiClient,
+    GraphCloudApiAccount,
+    { provide: CloudApiAccount, useExisting: GraphCloudApiAccount },
+    GatewayTemplatesRepository,
+    GatewayTemplatesService,
+    CloudApiConfigs,
   ],
   exports: [
     MessagingGateway,
@@ -39,6 +55,7 @@ import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
     GatewayConfigUsageRegistry,
     InstancePacing,
     MetaWebhookSources,
+    GatewayTemplatesService,
   ],
 })
 export class GatewayModule {}

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CampaignDeliveryEvents } from '../../campaigns/application/campaign-delivery-events';
+import { GatewayTemplatesService } from '../../gateway/application/gateway-templates.service';
 import { MetaWebhookSources } from '../../gateway/application/meta-webhook-sources';
 import { atOf } from './inbound-messages';
 import { eventData, StoredGatewayEvent } from './ports/gateway-events.repository';
@@ -40,6 +41,7 @@ export class CloudAccountEvents {
   constructor(
     private readonly sources: MetaWebhookSources,
     private readonly campaigns: CampaignDeliveryEvents,
+    private readonly templates: GatewayTemplatesService,
   ) {}
 
   async apply(event: StoredGatewayEvent): Promise<void> {
@@ -69,19 +71,59 @@ export class CloudAccountEvents {
       status,
       at: atOf(event),
     });
-    if (!recorded.applied || !STOPPED_TEMPLATE_EVENTS.has(status)) {
+    if (!recorded.applied) {
       return;
     }
+    if (STOPPED_TEMPLATE_EVENTS.has(status)) {
+      await this.pauseTemplateCampaigns(
+        event.companyId,
+        recorded.configIds,
+        { name, language },
+        status,
+      );
+    }
+    await this.refreshTemplates(event.companyId, recorded.configIds);
+  }
+
+  private async pauseTemplateCampaigns(
+    companyId: number,
+    configIds: number[],
+    template: { name: string; language: string },
+    status: string,
+  ): Promise<void> {
+    const { name, language } = template;
     const paused = await this.campaigns.pauseActiveCampaigns(
-      event.companyId,
-      recorded.configIds,
+      companyId,
+      configIds,
       templateStoppedReason(name, language, status),
-      { name, language },
+      template,
     );
     this.logger.warn(
-      { companyId: event.companyId, status, campaigns: paused },
+      { companyId, status, campaigns: paused },
       'Cloud API template stopped by Meta: its campaigns paused',
     );
+  }
+
+  /**
+   * The whole list read again from Meta (a change may come with others: a new version, its
+   * category); at best effort: the status the webhook gave is already recorded, and a failed
+   * read waits for the next change or an asked refresh.
+   */
+  private async refreshTemplates(companyId: number, configIds: number[]): Promise<void> {
+    for (const configId of configIds) {
+      try {
+        await this.templates.refresh(companyId, configId);
+      } catch (error) {
+        this.logger.warn(
+          {
+            companyId,
+            gatewayConfigId: configId,
+            err: error instanceof Error ? error.name : 'unknown',
+          },
+          'Templates not read again after Meta reported a change',
+        );
+      }
+    }
   }
 
   private async applyQuality(

@@ -3,11 +3,7 @@ import { ExpiringMap } from '../../../common/caching/expiring-map';
 import { SecretBox, SecretBoxError } from '../../../common/crypto/secret-box';
 import { GatewayConfigsRepository } from '../infrastructure/gateway-configs.repository';
 import { MetaWebhookRepository } from '../infrastructure/meta-webhook.repository';
-
-/** The sealing context of a Cloud API configuration's app secret (the contract of issue 26). */
-export function appSecretContext(companyId: number): string {
-  return `gateway-config-app-secret:${companyId}`;
-}
+import { appSecretContext } from './gateway-config-keys';
 
 /** What Meta's webhook requests to a Cloud API configuration are checked against. */
 export interface MetaWebhookSource {

@@ -70,7 +70,8 @@ export class MetaWebhookRepository {
    * The template's status on every configuration of the company on that business account,
    * unless a newer reading (a refresh, a later webhook) was recorded. Answers the
    * configurations of the business account, and whether the status was news to any of them
-   * (true too when the template was never listed: nothing newer is known).
+   * (true too when the template was never listed: nothing newer is known). Meta's times are
+   * whole seconds: a reading within the same second is not taken as newer.
    */
   async recordTemplateStatus(
     companyId: number,
@@ -83,7 +84,7 @@ export class MetaWebhookRepository {
          SELECT id FROM gateway_configs
           WHERE company_id = $1 AND provider = 'CLOUD_API' AND business_account_id = $2),
        listed AS (
-         SELECT t.id, t.refreshed_at <= $6 AS newer FROM gateway_templates t
+         SELECT t.id, date_trunc('second', t.refreshed_at) <= $6 AS newer FROM gateway_templates t
           WHERE t.company_id = $1 AND t.gateway_config_id IN (SELECT id FROM configs)
             AND t.name = $3 AND t.language = $4
           FOR UPDATE),
@@ -125,7 +126,7 @@ export class MetaWebhookRepository {
               messaging_limit_tier = coalesce($3, messaging_limit_tier),
               number_checked_at = $4
         WHERE id = $1 AND provider = 'CLOUD_API'
-          AND (number_checked_at IS NULL OR number_checked_at <= $4)
+          AND (number_checked_at IS NULL OR date_trunc('second', number_checked_at) <= $4)
         RETURNING id`,
       [configId, report.qualityRating, report.messagingLimitTier, report.at],
     );
