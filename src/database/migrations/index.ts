@@ -31,6 +31,7 @@ import { CampaignReportsAndListFilters1763995000000 } from './1763995000000-Camp
 import { ContactFilterIndexes1763996000000 } from './1763996000000-ContactFilterIndexes';
 import { CloudApiProvider1763997000000 } from './1763997000000-CloudApiProvider';
 import { TemplateCampaigns1763997500000 } from './1763997500000-TemplateCampaigns';
+import { CloudAccountEvents1763998000000 } from './1763998000000-CloudAccountEvents';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   ContactFilterIndexes1763996000000,
   CloudApiProvider1763997000000,
   TemplateCampaigns1763997500000,
+  CloudAccountEvents1763998000000,
 ];
