@@ -46,10 +46,13 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
       app.get(JsonBodyMiddleware),
     ),
   );
+  const addressOf = addressOutsideExpress(app);
+  const metaRoute = app.get(MetaWebhookRoute);
   serveAheadOfExpress(
     app,
-    requestLogMiddleware(rootLogger, app.get(Metrics), addressOutsideExpress(app)),
-    app.get(MetaWebhookRoute),
+    requestLogMiddleware(rootLogger, app.get(Metrics), addressOf),
+    (request, response, pass) =>
+      metaRoute.handle(request, response, pass, addressOf(request) ?? 'unknown'),
     app.get(GatewayEventsRoute),
   );
   setUpOpenApi(app);
@@ -64,7 +67,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
 function serveAheadOfExpress(
   app: NestExpressApplication,
   requestLog: ReturnType<typeof requestLogMiddleware>,
-  metaRoute: MetaWebhookRoute,
+  metaRoute: (request: IncomingMessage, response: ServerResponse, pass: () => void) => void,
   route: GatewayEventsRoute,
 ): void {
   const server = app.getHttpServer();
@@ -76,7 +79,7 @@ function serveAheadOfExpress(
   server.removeListener('request', express);
   server.on('request', (request: IncomingMessage, response: ServerResponse) =>
     requestLog(request, response, () =>
-      metaRoute.handle(request, response, () =>
+      metaRoute(request, response, () =>
         route.handle(request, response, () => {
           express(request, response);
         }),

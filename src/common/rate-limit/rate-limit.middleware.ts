@@ -57,15 +57,23 @@ export class RateLimitMiddleware implements NestMiddleware {
 
 /** The per-minute budget of a caller without a company token: its address's. */
 export function anonymousWindowOf(request: Request, config: AppConfig): RateWindow {
+  return anonymousWindowOfAddress(clientIpOf(request), config);
+}
+
+/** The anonymous minute window of a client address (one read outside Express too). */
+export function anonymousWindowOfAddress(address: string, config: AppConfig): RateWindow {
   return {
-    key: `ip:${clientIpOf(request)}:minute`,
+    key: `ip:${address}:minute`,
     limit: config.anonymousRateLimitPerMinute,
     windowSeconds: 60,
   };
 }
 
 /** Sets the X-RateLimit-* headers from the minute window; throws when a window is spent. */
-export function answerRateLimit(response: Response, outcomes: WindowOutcome[]): void {
+export function answerRateLimit(
+  response: { setHeader(name: string, value: string): unknown },
+  outcomes: WindowOutcome[],
+): void {
   const minute = outcomes[0];
   response.setHeader('X-RateLimit-Limit', String(minute.window.limit));
   response.setHeader('X-RateLimit-Remaining', String(minute.remaining));

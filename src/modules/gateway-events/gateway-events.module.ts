@@ -8,6 +8,7 @@ import { CampaignsModule } from '../campaigns/campaigns.module';
 import { GatewayEventsController } from './api/gateway-events.controller';
 import { GatewayEventReception } from './api/gateway-event-reception';
 import { GatewayEventsGate } from './api/gateway-events.gate';
+import { RefusalBudget } from './api/refusal-budget';
 import { GatewayEventsRoute } from './api/gateway-events.route';
 import { MetaWebhookReception } from './api/meta-webhook-reception';
 import { MetaWebhookRoute } from './api/meta-webhook.route';
@@ -41,6 +42,7 @@ import { PgGatewayEventsRepository } from './infrastructure/gateway-events.repos
     InboundMessages,
     GatewayEventReception,
     GatewayEventsGate,
+    RefusalBudget,
     GatewayEventsRoute,
     ReceiptEvents,
     CloudAccountEvents,

@@ -5,6 +5,14 @@ import type { Pool } from 'pg';
 import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeEvolutionApi } from '../../support/fake-evolution-api';
+import {
+  makeCloudNumber,
+  messagesChange,
+  sendWebhook,
+  status,
+  verificationRequest,
+  webhookBody,
+} from '../../support/fake-graph-api/webhooks';
 import { EVENTS_SECRET_HEADER, eventsSecretOf, trackedConfig } from '../../support/gateway-events';
 import { samplesOf, total } from '../../support/prometheus';
 import { startAppOn, TestApp, TestCompany } from '../../support/test-app';
@@ -645,6 +653,44 @@ describe('gateway events from strangers', () => {
         .expect(200, { received: true });
     }
     expect(await eventsStored(pool)).toBe(before + 3);
+  });
+
+  it('counts refused Meta signatures and verifications against the address, 429 past its budget, and still takes a signed post from elsewhere', async () => {
+    const company = await TestCompany.register(t.http);
+    const config = await trackedConfig(company, fake);
+    const cloud = await makeCloudNumber(t.app, { id: config.id, companyId: company.id }, { pool });
+    const body = webhookBody(cloud.businessAccountId, [
+      messagesChange(cloud, { statuses: [status({ wamid: 'wamid.X', status: 'read' })] }),
+    ]);
+    const FORGER = { 'X-Forwarded-For': '203.0.113.10' };
+    const before = await eventsStored(pool);
+    const statuses: number[] = [];
+    for (let i = 0; statuses.at(-1) !== 429 && i < LIMIT + 2; i += 1) {
+      const answer =
+        i % 3 === 2
+          ? await verificationRequest(t.http, cloud.id, {
+              'hub.mode': 'subscribe',
+              'hub.verify_token': 'adivinhado',
+              'hub.challenge': '42',
+            }).set(FORGER)
+          : await sendWebhook(t.http, cloud.id, body, 'outro-segredo').set(FORGER);
+      statuses.push(answer.status);
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.slice(0, -1)).toEqual(
+      statuses.slice(0, -1).map((_s, i) => (i % 3 === 2 ? 403 : 401)),
+    );
+    expect(statuses.length).toBeGreaterThanOrEqual(LIMIT);
+    // Spent: even a signed post from that address waits (Meta delivers it again later).
+    expect((await sendWebhook(t.http, cloud.id, body, cloud.appSecret).set(FORGER)).status).toBe(
+      429,
+    );
+    expect(await eventsStored(pool)).toBe(before);
+
+    await sendWebhook(t.http, cloud.id, body, cloud.appSecret)
+      .set(NEIGHBOUR)
+      .expect(200, { received: true });
+    expect(await eventsStored(pool)).toBe(before + 1);
   });
 
   it('answers an address past its budget from memory: guessed ids cost no query, the gateway’s known configurations still pass', async () => {

@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import type request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { SecretBox } from '../../../src/common/crypto/secret-box';
+import type { Pool } from 'pg';
 import { db } from '../db';
 
 /**
@@ -37,7 +38,13 @@ export function unixSeconds(at: Date = new Date()): string {
 export async function makeCloudNumber(
   app: INestApplication,
   config: { id: number; companyId: number },
-  options: { phoneNumberId?: string; businessAccountId?: string; displayPhoneNumber?: string } = {},
+  options: {
+    phoneNumberId?: string;
+    businessAccountId?: string;
+    displayPhoneNumber?: string;
+    /** The app's database when it is not the shared test database. */
+    pool?: Pool;
+  } = {},
 ): Promise<CloudNumber> {
   const suffix = String(config.id).padStart(6, '0');
   const cloud: CloudNumber = {
@@ -53,7 +60,7 @@ export async function makeCloudNumber(
   const sealed = app
     .get(SecretBox)
     .encrypt(cloud.appSecret, `gateway-config-app-secret:${config.companyId}`);
-  await db().query(
+  await (options.pool ?? db()).query(
     `UPDATE gateway_configs SET provider = 'CLOUD_API', instance = $2, business_account_id = $3,
             api_version = 'v23.0', app_secret_encrypted = $4, webhook_verify_token = $5,
             display_phone_number = $6, quality_rating = 'GREEN', messaging_limit_tier = 'TIER_1K',

@@ -2,20 +2,14 @@ import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { unauthorizedEvent } from '../domain/gateway-event';
-import { ExpiringMap } from '../../../common/caching/expiring-map';
-import { RateLimitedError } from '../../../common/errors/domain-error';
+import { clientIpOf } from '../../../common/http/client-ip';
 import { Metrics } from '../../../common/metrics/metrics';
-import {
-  anonymousWindowOf,
-  answerRateLimit,
-} from '../../../common/rate-limit/rate-limit.middleware';
-import { RateLimiter, RateWindow } from '../../../common/rate-limit/rate-limiter';
-import { AppConfig } from '../../../config/app-config.service';
 import { EVENTS_SECRET_HEADER } from '../../gateway/application/delivery-tracking.registrar';
 import {
   EventsSource,
   GatewayEventsSources,
 } from '../../gateway/application/gateway-events-sources';
+import { RefusalBudget } from './refusal-budget';
 
 /** Everything under the events route, matched as Express routes: without regard to case. */
 const EVENTS_ROUTES = /^\/api\/gateway-events(\/|$)/i;
@@ -44,50 +38,36 @@ export function eventsSourceOf(request: IncomingMessage): EventsSource | undefin
 export class GatewayEventsGate implements NestMiddleware {
   constructor(
     private readonly sources: GatewayEventsSources,
-    private readonly limiter: RateLimiter,
+    private readonly budget: RefusalBudget,
     private readonly metrics: Metrics,
-    private readonly config: AppConfig,
   ) {}
-
-  /** Until when each address's budget is spent (epoch ms), as the limiter last answered. */
-  private readonly spentUntil = new ExpiringMap<string, number>(60_000, 10_000);
 
   use(request: Request, response: Response, next: NextFunction): void {
     if (!EVENTS_ROUTES.test(request.path)) {
       next();
       return;
     }
-    const window = anonymousWindowOf(request, this.config);
-    this.sourceOf(request, window)
+    const address = clientIpOf(request);
+    this.sourceOf(request, address)
       .then((source) =>
-        source ? void sources.set(request, source) : this.refuse(request, response, window),
+        source ? void sources.set(request, source) : this.refuse(request, response, address),
       )
       .then(() => next(), next);
   }
 
-  private async sourceOf(request: Request, window: RateWindow): Promise<EventsSource | null> {
+  private async sourceOf(request: Request, address: string): Promise<EventsSource | null> {
     const id = Number(EVENTS_ROUTE.exec(request.path)?.[1]);
     const secret = request.headers[EVENTS_SECRET_HEADER];
     if (!(id <= MAX_ID) || typeof secret !== 'string' || secret === '') {
       return null;
     }
-    const spent = (this.spentUntil.get(window.key)?.value ?? 0) > Date.now();
-    return this.sources.eventsSource(id, secret, spent);
+    return this.sources.eventsSource(id, secret, this.budget.isSpent(address));
   }
 
-  private async refuse(request: Request, response: Response, window: RateWindow): Promise<never> {
+  private async refuse(request: Request, response: Response, address: string): Promise<never> {
     response.setHeader('Connection', 'close');
     response.once('finish', () => request.socket.destroy());
-    const outcomes = await this.limiter.hitAll([window]);
-    try {
-      answerRateLimit(response, outcomes);
-    } catch (limited) {
-      if (limited instanceof RateLimitedError) {
-        this.spentUntil.set(window.key, Date.now() + limited.retryAfterSeconds * 1000);
-      }
-      this.metrics.countGatewayEventRefused('rate_limited');
-      throw limited;
-    }
+    await this.budget.count(address, response);
     this.metrics.countGatewayEventRefused('secret');
     throw unauthorizedEvent();
   }

@@ -2,7 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsonHeadersOf, writeJson } from '../../../common/http/json-response';
 import type { MetaWebhookSource } from '../../gateway/application/meta-webhook-sources';
+import { DomainError } from '../../../common/errors/domain-error';
 import { answerError, isPlainJsonBody, readBody } from './gateway-events.route';
+import { RefusalBudget } from './refusal-budget';
 import { META_SIGNATURE_HEADER, MetaWebhookReception } from './meta-webhook-reception';
 
 /** The events route, with a query (Meta's verification carries one). */
@@ -25,36 +27,50 @@ const ACKNOWLEDGEMENT_HEADERS = jsonHeadersOf(ACKNOWLEDGEMENT);
 export class MetaWebhookRoute {
   private readonly logger = new Logger(MetaWebhookRoute.name);
 
-  constructor(private readonly reception: MetaWebhookReception) {}
+  constructor(
+    private readonly reception: MetaWebhookReception,
+    private readonly budget: RefusalBudget,
+  ) {}
 
-  handle(request: IncomingMessage, response: ServerResponse, pass: () => void): void {
+  /**
+   * `address`: the client's, as TRUST_PROXY reads it. An address that spent its budget on
+   * refusals is passed on unread: the gate answers it from memory (429).
+   */
+  handle(
+    request: IncomingMessage,
+    response: ServerResponse,
+    pass: () => void,
+    address: string,
+  ): void {
     const id = metaRequestIdOf(request);
-    if (id === null) {
+    if (id === null || this.budget.isSpent(address)) {
       pass();
       return;
     }
     this.reception
       .sourceOf(id)
       .catch(() => null)
-      .then((source) => (source ? this.serve(source, request, response) : pass()), pass);
+      .then((source) => (source ? this.serve(source, request, response, address) : pass()), pass);
   }
 
   private serve(
     source: MetaWebhookSource,
     request: IncomingMessage,
     response: ServerResponse,
+    address: string,
   ): void {
     (request as IncomingMessage & { route: typeof ROUTE }).route = ROUTE;
-    if (request.method === 'GET') {
-      this.verify(source, request, response);
-      return;
-    }
-    readBody(request)
-      .then((raw) => this.reception.receive(source, raw, request.headers[META_SIGNATURE_HEADER]))
-      .then(
-        () => writeJson(response, 200, ACKNOWLEDGEMENT, ACKNOWLEDGEMENT_HEADERS),
-        (error: unknown) => answerError(request, response, error, this.logger),
-      );
+    const work =
+      request.method === 'GET'
+        ? Promise.resolve().then(() => this.verify(source, request, response))
+        : readBody(request)
+            .then((raw) =>
+              this.reception.receive(source, raw, request.headers[META_SIGNATURE_HEADER]),
+            )
+            .then(() => writeJson(response, 200, ACKNOWLEDGEMENT, ACKNOWLEDGEMENT_HEADERS));
+    work
+      .catch((error: unknown) => this.refused(error, response, address))
+      .catch((error: unknown) => answerError(request, response, error, this.logger));
   }
 
   private verify(
@@ -62,17 +78,25 @@ export class MetaWebhookRoute {
     request: IncomingMessage,
     response: ServerResponse,
   ): void {
-    try {
-      const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
-      const challenge = this.reception.verify(source, query);
-      response.writeHead(200, {
-        'Content-Type': 'text/plain; charset=utf-8',
-        'Content-Length': Buffer.byteLength(challenge),
-      });
-      response.end(challenge);
-    } catch (error) {
-      answerError(request, response, error, this.logger);
+    const query = new URLSearchParams((request.url ?? '').split('?')[1] ?? '');
+    const challenge = this.reception.verify(source, query);
+    response.writeHead(200, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': Buffer.byteLength(challenge),
+    });
+    response.end(challenge);
+  }
+
+  /** A refused signature or verification token counts against the address (429 past it). */
+  private async refused(error: unknown, response: ServerResponse, address: string): Promise<never> {
+    if (
+      error instanceof DomainError &&
+      (error.kind === 'unauthorized' || error.kind === 'forbidden')
+    ) {
+      response.setHeader('Connection', 'close');
+      await this.budget.count(address, response);
     }
+    throw error;
   }
 }
 
