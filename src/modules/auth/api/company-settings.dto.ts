@@ -18,6 +18,7 @@ import { SendingWindowDto } from '../../../common/time/sending-window.dto';
 import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
 import { AutoPauseDto } from '../../../common/messaging/auto-pause.dto';
 import { ReachOutDto } from '../../../common/messaging/reach-out.dto';
+import { MessagePricesDto } from '../../../common/messaging/message-prices.dto';
 
 export class UpdateCompanySettingsDto {
   @ApiPropertyOptional()
@@ -101,6 +102,18 @@ export class UpdateCompanySettingsDto {
   @IsOmittable()
   @IsBoolean({ message: 'deve ser verdadeiro ou falso' })
   includeReplyText?: boolean;
+  @ApiPropertyOptional({
+    type: MessagePricesDto,
+    nullable: true,
+    description:
+      'Preço por mensagem da API oficial (USD, por categoria), para estimar e somar o custo das campanhas; null: os custos são contados, sem preço',
+  })
+  @IsOmittable()
+  @ValidateIf((_o, value) => value !== null)
+  @IsObject({ message: 'deve ser um objeto {marketing, utility, authentication, service}' })
+  @ValidateNested()
+  @Type(() => MessagePricesDto)
+  messagePrices?: MessagePricesDto | null;
 }
 
 export class CompanySettingsResponse {
@@ -117,6 +130,7 @@ export class CompanySettingsResponse {
   /** The settings in force: the company's own, or the defaults. */
   @ApiProperty({ type: ReachOutDto }) reachOut!: ReachOutDto;
   @ApiProperty() includeReplyText!: boolean;
+  @ApiNullableObject(MessagePricesDto) messagePrices!: MessagePricesDto | null;
 }
 
 export function toCompanySettingsResponse(company: Company): CompanySettingsResponse {
@@ -131,5 +145,6 @@ export function toCompanySettingsResponse(company: Company): CompanySettingsResp
     autoPause: company.effectiveAutoPause,
     reachOut: company.effectiveReachOut,
     includeReplyText: company.includeReplyText,
+    messagePrices: company.messagePrices,
   };
 }

@@ -4,6 +4,7 @@ import { grantsServiceAccess, RegistrationType } from './registration-type';
 import type { SendingWindow } from '../../../common/time/sending-window';
 import { AutoPauseThresholds, autoPauseOf } from '../../../common/messaging/auto-pause';
 import { ReachOutSettings, reachOutOf } from '../../../common/messaging/reach-out';
+import type { MessagePrices } from '../../../common/messaging/message-prices';
 import { Timestamped } from '../../../common/persistence/timestamped';
 
 /** Per-company overrides; null means "the system default from the environment". */
@@ -42,6 +43,7 @@ export type CompanySettingsChanges = Partial<
     autoPause: AutoPauseThresholds | null;
     reachOut: ReachOutSettings | null;
     includeReplyText: boolean;
+    messagePrices: MessagePrices | null;
   }
 >;
 
@@ -91,6 +93,9 @@ export class Company extends Timestamped implements CompanyLimitOverrides, Compa
   /** The reach-out lock's thresholds and the warm and reply windows; null: DEFAULT_REACH_OUT. */
   @Column({ name: 'reach_out', type: 'jsonb', nullable: true })
   reachOut!: ReachOutSettings | null;
+  /** The Cloud API's price per message by category (USD); null: costs are counted, not priced. */
+  @Column({ name: 'message_prices', type: 'jsonb', nullable: true })
+  messagePrices!: MessagePrices | null;
   /** Whether the contact.replied webhook event carries the reply's text. */
   @Column({ name: 'include_reply_text', type: 'boolean', default: false })
   includeReplyText!: boolean;
@@ -130,6 +135,7 @@ export class Company extends Timestamped implements CompanyLimitOverrides, Compa
     company.databaseLimit = null;
     company.reachOut = null;
     company.includeReplyText = false;
+    company.messagePrices = null;
     company.createdAt = now;
     company.updatedAt = now;
     return company;
@@ -201,6 +207,9 @@ export class Company extends Timestamped implements CompanyLimitOverrides, Compa
       this.reachOut = changes.reachOut && { ...changes.reachOut };
     }
     this.includeReplyText = pick(changes.includeReplyText, this.includeReplyText);
+    if (changes.messagePrices !== undefined) {
+      this.messagePrices = changes.messagePrices && { ...changes.messagePrices };
+    }
     this.updatedAt = now;
   }
 

@@ -3,6 +3,7 @@ import type { CampaignStatus } from '../domain/campaign-status';
 import { CAMPAIGN_STATUSES } from '../domain/campaign-status';
 import type { ContactFailureKind } from '../domain/contact-failure-kind';
 import { type FunnelCounts, ratesOf } from '../domain/campaign-report';
+import type { BillableMessages } from '../../../common/messaging/message-prices';
 
 /** The failed contacts by why (campaign_contacts.failure_kind), every kind present. */
 export class FailedByKindResponse implements Record<ContactFailureKind, number> {
@@ -17,6 +18,30 @@ export class FailedByKindResponse implements Record<ContactFailureKind, number> 
   @ApiProperty({ description: 'Resultado desconhecido (a mensagem pode ter saído)' })
   unknown_outcome!: number;
   @ApiProperty({ description: 'Falhas anteriores ao registro do motivo' }) unrecorded!: number;
+}
+
+export class BillableMessagesResponse implements BillableMessages {
+  @ApiProperty() marketing!: number;
+  @ApiProperty() utility!: number;
+  @ApiProperty() authentication!: number;
+  @ApiProperty() service!: number;
+}
+
+/** Cloud API messages Meta charged for (status webhooks' `pricing`), at the company's prices. */
+export class MessageCostResponse {
+  @ApiProperty({ enum: ['USD'] }) currency!: 'USD';
+  @ApiProperty({
+    type: BillableMessagesResponse,
+    description: 'Mensagens cobradas pela Meta, pela categoria de preço',
+  })
+  billableMessages!: BillableMessagesResponse;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 62.5,
+    description: 'Custo pela tabela de preços da empresa; null sem tabela (messagePrices)',
+  })
+  amount!: number | null;
 }
 
 /** What happened to a set of contacts, and its shares in percent with one decimal. */
@@ -106,6 +131,7 @@ export class CampaignReportResponse {
     description: 'Enviados por hora na duração; null sem duração',
   })
   messagesPerHour!: number | null;
+  @ApiProperty({ type: MessageCostResponse }) cost!: MessageCostResponse;
 }
 
 /** The company report's counts of a day, or of the whole range. */
@@ -114,6 +140,7 @@ export class CompanyReportTotalsResponse extends ReportFunnelResponse {
   campaigns!: number;
   @ApiProperty({ description: 'Execuções de automação com contatos contados' })
   automationRuns!: number;
+  @ApiProperty({ type: MessageCostResponse }) cost!: MessageCostResponse;
 }
 
 export class CompanyDayReportResponse extends CompanyReportTotalsResponse {

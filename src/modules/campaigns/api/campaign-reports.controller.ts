@@ -83,6 +83,7 @@ export class CampaignReportsController {
       durationSeconds: report.span.durationSeconds,
       messagesPerMinute: report.span.perMinute,
       messagesPerHour: report.span.perHour,
+      cost: report.cost,
     };
   }
 
@@ -95,12 +96,14 @@ export class CampaignReportsController {
         ...toFunnelResponse(report.total),
         campaigns: report.total.campaigns,
         automationRuns: report.total.automationRuns,
+        cost: report.total.cost,
       },
       days: report.days.map((day) => ({
         ...toFunnelResponse(day),
         date: day.day,
         campaigns: day.campaigns,
         automationRuns: day.automationRuns,
+        cost: day.cost,
       })),
     };
   }

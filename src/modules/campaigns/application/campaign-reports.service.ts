@@ -1,4 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import {
+  costOf,
+  type MessageCost,
+  type MessagePrices,
+} from '../../../common/messaging/message-prices';
+import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import { CompanySession } from '../../../common/session/company-session';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
@@ -28,14 +34,18 @@ export interface CampaignReport {
   firstSendAt: Date | null;
   lastSendAt: Date | null;
   span: SendingSpan;
+  /** Its Cloud API messages Meta charged for, at the company's prices. */
+  cost: MessageCost;
 }
+
+type PricedDay = DayFunnel & { cost: MessageCost };
 
 export interface CompanyReport {
   from: string;
   to: string;
-  total: DayFunnel;
+  total: PricedDay;
   /** Every day of the range, in order, with zeros where nothing happened. */
-  days: Array<DayFunnel & { day: string }>;
+  days: Array<PricedDay & { day: string }>;
 }
 
 /** A campaign's report and the company's per day (docs/API-RULES.md, "Reports and the campaign list"). */
@@ -46,7 +56,12 @@ export class CampaignReportsService {
     private readonly reports: CampaignReportsRepository,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly settings: CompanySettingsService,
   ) {}
+
+  private async pricesOf(session: CompanySession): Promise<MessagePrices | null> {
+    return (await this.settings.get(session.companyId)).messagePrices;
+  }
 
   async campaignReport(session: CompanySession, id: number): Promise<CampaignReport> {
     const campaign = await this.campaigns.findOwnedOrFail(session.companyId, id);
@@ -67,6 +82,7 @@ export class CampaignReportsService {
       firstSendAt,
       lastSendAt,
       span: sendingSpanOf(funnel.sent, firstSendAt, lastSendAt, completedAt),
+      cost: costOf(funnel.billable, await this.pricesOf(session)),
     };
   }
 
@@ -80,14 +96,21 @@ export class CampaignReportsService {
     const { start, end } = instantsOf(range.from, range.to);
     const { days, total } = await this.reports.dailyReport(session.companyId, start, end, zone);
     const byDay = new Map(days.map((day) => [day.day, day]));
+    const prices = await this.pricesOf(session);
+    const priced = <T extends DayFunnel>(day: T): T & { cost: MessageCost } => ({
+      ...day,
+      cost: costOf(day.billable, prices),
+    });
     return {
       from: range.from.toISODate() as string,
       to: range.to.toISODate() as string,
-      total,
-      days: daysOf(range.from, range.to).map((day) => ({
-        ...(byDay.get(day) ?? { ...emptyFunnel(), campaigns: 0, automationRuns: 0 }),
-        day,
-      })),
+      total: priced(total),
+      days: daysOf(range.from, range.to).map((day) =>
+        priced({
+          ...(byDay.get(day) ?? { ...emptyFunnel(), campaigns: 0, automationRuns: 0 }),
+          day,
+        }),
+      ),
     };
   }
 }

@@ -1,6 +1,11 @@
 import { DateTime } from 'luxon';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { CONTACT_FAILURE_KINDS, type ContactFailureKind } from './contact-failure-kind';
+import {
+  type BillableMessages,
+  noBillableMessages,
+  PRICED_CATEGORIES,
+} from '../../../common/messaging/message-prices';
 
 /** The longest span the company report covers, in days counted inclusively. */
 export const REPORT_MAX_DAYS = 92;
@@ -17,6 +22,8 @@ export interface FunnelCounts {
   optedOut: number;
   failed: number;
   failedByKind: Record<ContactFailureKind, number>;
+  /** Cloud API messages Meta charged for, by the category they are priced at. */
+  billable: BillableMessages;
 }
 
 /** The shares of a funnel, in percent with one decimal. */
@@ -53,6 +60,13 @@ export function failedByKindOf(
   ) as Record<ContactFailureKind, number>;
 }
 
+/** Every priced category with its count, 0 for those the database did not name. */
+export function billableOf(counted: Partial<Record<string, number>>): BillableMessages {
+  return Object.fromEntries(
+    PRICED_CATEGORIES.map((category) => [category, Number(counted[category] ?? 0)]),
+  ) as BillableMessages;
+}
+
 export function emptyFunnel(): FunnelCounts {
   return {
     total: 0,
@@ -63,6 +77,7 @@ export function emptyFunnel(): FunnelCounts {
     optedOut: 0,
     failed: 0,
     failedByKind: failedByKindOf({}),
+    billable: noBillableMessages(),
   };
 }
 
@@ -75,6 +90,9 @@ export function sumFunnels(funnels: readonly FunnelCounts[]): FunnelCounts {
     }
     for (const kind of CONTACT_FAILURE_KINDS) {
       sum.failedByKind[kind] += funnel.failedByKind[kind];
+    }
+    for (const category of PRICED_CATEGORIES) {
+      sum.billable[category] += funnel.billable[category];
     }
   }
   return sum;

@@ -1,13 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { onReadPool, queryRows } from '../../../database/query-rows';
-import { emptyFunnel, failedByKindOf, type FunnelCounts } from '../domain/campaign-report';
+import {
+  billableOf,
+  emptyFunnel,
+  failedByKindOf,
+  type FunnelCounts,
+} from '../domain/campaign-report';
 import { CAMPAIGN_REPORT, DAILY_REPORT } from './campaign-reports.sql';
 
 /** How an opt-out by reply is recorded on the block list (blocked_contacts.blocked_by). */
 const OPT_OUT = 'OPT_OUT';
 
-type FunnelRow = Omit<FunnelCounts, 'failedByKind'> & { failedByKind: Record<string, number> };
+type FunnelRow = Omit<FunnelCounts, 'failedByKind' | 'billable'> & {
+  failedByKind: Record<string, number>;
+  billable: Record<string, number>;
+};
 
 /** One sending row of a campaign (its own, or one of a pool's numbers) and what it did. */
 export interface SenderFunnel extends FunnelCounts {
@@ -109,6 +117,7 @@ function funnelOf(row: FunnelRow): FunnelCounts {
     optedOut: row.optedOut,
     failed: row.failed,
     failedByKind: failedByKindOf(row.failedByKind),
+    billable: billableOf(row.billable),
   };
 }
 

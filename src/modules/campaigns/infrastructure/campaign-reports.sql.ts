@@ -1,3 +1,4 @@
+import { PRICED_CATEGORIES } from '../../../common/messaging/message-prices';
 import { CONTACT_FAILURE_KINDS } from '../domain/contact-failure-kind';
 import { SENDING_ROWS_OF } from './campaign-contacts.repository';
 import { RECEIVED } from './contact-receipts.sql';
@@ -23,6 +24,14 @@ const FAILED_BY_KIND = `jsonb_build_object(${CONTACT_FAILURE_KINDS.map((kind) =>
   return `'${kind}', count(*) FILTER (WHERE c.failure_kind = '${kind}')`;
 }).join(', ')})`;
 
+/** The priced categories are the code's own constants (PRICED_CATEGORIES), never input. */
+const BILLABLE = `jsonb_build_object(${PRICED_CATEGORIES.map((category) => {
+  if (!/^[a-z_]+$/.test(category)) {
+    throw new Error(`Not a pricing category: ${category}`);
+  }
+  return `'${category}', count(*) FILTER (WHERE c.billed_category = '${category}')`;
+}).join(', ')})`;
+
 /**
  * A funnel over the contacts `c` (joined to `opted`): receipts, replies and opt-outs count
  * among the SENT, so that no figure outgrows `sent`; an opt-out counts when the number opted
@@ -34,7 +43,8 @@ const FUNNEL = `count(*) FILTER (WHERE c.status = 'SENT')::int AS sent,
        count(*) FILTER (WHERE c.status = 'SENT' AND ${RECEIVED.replied})::int AS replied,
        count(*) FILTER (WHERE c.status = 'SENT' AND opted.blocked_at >= c.sent_at)::int AS "optedOut",
        count(*) FILTER (WHERE c.status = 'FAILED')::int AS failed,
-       ${FAILED_BY_KIND} AS "failedByKind"`;
+       ${FAILED_BY_KIND} AS "failedByKind",
+       ${BILLABLE} AS billable`;
 
 /** A SENT contact's hour of sending, local to the zone `$2`, as the API writes local times. */
 const SEND_HOUR = `CASE WHEN c.status = 'SENT' THEN date_trunc('hour', c.sent_at AT TIME ZONE $2) END`;

@@ -1,0 +1,64 @@
+import { db } from '../../support/db';
+import { useE2eFixture } from '../../support/e2e-fixture';
+import { expectErrorBody } from '../../support/error-body';
+import { TestCompany } from '../../support/test-app';
+
+const PRICES = { marketing: 0.0625, utility: 0.0068, authentication: 0.0315, service: 0 };
+
+async function storedPrices(company: TestCompany): Promise<unknown> {
+  const { rows } = await db().query<{ message_prices: unknown }>(
+    `SELECT message_prices FROM companies WHERE id = $1`,
+    [company.id],
+  );
+  return rows[0].message_prices;
+}
+
+/**
+ * The company's Cloud API price table (settings `messagePrices`): set, read, cleared, and every
+ * bad table refused with nothing changed.
+ */
+describe('message costs', () => {
+  const { t } = useE2eFixture();
+
+  it('keeps the company’s price table, and clears it with null', async () => {
+    const company = await TestCompany.register(t.http);
+    const settings = `/api/companies/${company.id}/settings`;
+    expect((await company.get(settings).expect(200)).body.messagePrices).toBeNull();
+
+    const set = await company.patch(settings).send({ messagePrices: PRICES }).expect(200);
+    expect(set.body.messagePrices).toEqual(PRICES);
+    expect((await company.get(settings).expect(200)).body.messagePrices).toEqual(PRICES);
+    expect(await storedPrices(company)).toEqual(PRICES);
+
+    const other = await company.patch(settings).send({ includeReplyText: true }).expect(200);
+    expect(other.body.messagePrices).toEqual(PRICES);
+
+    await company.patch(settings).send({ messagePrices: null }).expect(200);
+    expect(await storedPrices(company)).toBeNull();
+  });
+
+  it.each([
+    ['a negative price', { ...PRICES, utility: -0.01 }, 'messagePrices.utility'],
+    ['a price over 10 USD', { ...PRICES, marketing: 10.5 }, 'messagePrices.marketing'],
+    ['seven decimals', { ...PRICES, service: 0.0000001 }, 'messagePrices.service'],
+    ['a text', { ...PRICES, authentication: '0.03' }, 'messagePrices.authentication'],
+    [
+      'a missing category',
+      { marketing: 0.06, utility: 0.01, authentication: 0.03 },
+      'messagePrices.service',
+    ],
+    ['an unknown category', { ...PRICES, referral: 0.01 }, 'messagePrices'],
+    ['a list', [PRICES], 'messagePrices'],
+    ['a number', 0.06, 'messagePrices'],
+  ])('refuses %s and changes nothing', async (_case, messagePrices, field) => {
+    const company = await TestCompany.register(t.http);
+    const settings = `/api/companies/${company.id}/settings`;
+    await company.patch(settings).send({ messagePrices: PRICES }).expect(200);
+
+    const refused = await company.patch(settings).send({ messagePrices, includeReplyText: true });
+    expectErrorBody(refused, 400);
+    expect(JSON.stringify(refused.body)).toContain(field);
+    expect(await storedPrices(company)).toEqual(PRICES);
+    expect((await company.get(settings).expect(200)).body.includeReplyText).toBe(false);
+  });
+});
