@@ -1,6 +1,16 @@
+import { phones, waitForCampaign } from '../../support/campaigns';
 import { db } from '../../support/db';
 import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
+import {
+  CloudNumber,
+  makeCloudNumber,
+  messagesChange,
+  sendWebhook,
+  status,
+  webhookBody,
+} from '../../support/fake-graph-api/webhooks';
+import { startCampaign, trackedConfig } from '../../support/gateway-events';
 import { TestCompany } from '../../support/test-app';
 
 const PRICES = { marketing: 0.0625, utility: 0.0068, authentication: 0.0315, service: 0 };
@@ -60,5 +70,79 @@ describe('message costs', () => {
     expect(JSON.stringify(refused.body)).toContain(field);
     expect(await storedPrices(company)).toEqual(PRICES);
     expect((await company.get(settings).expect(200)).body.includeReplyText).toBe(false);
+  });
+});
+
+/**
+ * What Meta's status webhooks say a campaign's messages cost, counted once per message, in
+ * the campaign's report and the company's day.
+ */
+describe('message costs from Meta’s statuses', () => {
+  const { t, fake } = useE2eFixture({ publicBaseUrl: true, noRefusals: true });
+
+  async function cloudCampaign(
+    company: TestCompany,
+    count: number,
+  ): Promise<{ cloud: CloudNumber; campaignId: number; wamids: string[] }> {
+    const config = await trackedConfig(company, fake);
+    const campaign = await startCampaign(company, config.id, { contacts: phones(count, 7100) });
+    await waitForCampaign(company, campaign.id, (c) => c.status === 'COMPLETED');
+    const cloud = await makeCloudNumber(t.app, { id: config.id, companyId: company.id });
+    const { rows } = await db().query<{ id: string }>(
+      `SELECT gateway_message_id AS id FROM campaign_contacts WHERE campaign_id = $1 ORDER BY id`,
+      [campaign.id],
+    );
+    return { cloud, campaignId: campaign.id, wamids: rows.map((row) => row.id) };
+  }
+
+  it('counts each charged message once at its price category, and prices it by the company’s table', async () => {
+    const company = await TestCompany.register(t.http);
+    const { cloud, campaignId, wamids } = await cloudCampaign(company, 5);
+    const charged = (category: string, type = 'regular') => ({
+      billable: type === 'regular',
+      category,
+      type,
+    });
+    const statuses = [
+      status({ wamid: wamids[0], status: 'sent', pricing: charged('marketing') }),
+      status({ wamid: wamids[0], status: 'delivered', pricing: charged('marketing') }),
+      status({ wamid: wamids[0], status: 'read', pricing: charged('marketing') }),
+      status({
+        wamid: wamids[1],
+        status: 'delivered',
+        pricing: charged('service', 'free_customer_service'),
+      }),
+      status({ wamid: wamids[2], status: 'delivered', pricing: charged('utility') }),
+      status({
+        wamid: wamids[3],
+        status: 'delivered',
+        pricing: charged('authentication_international'),
+      }),
+      status({ wamid: wamids[4], status: 'delivered' }),
+    ];
+    const body = webhookBody(cloud.businessAccountId, [messagesChange(cloud, { statuses })]);
+    await sendWebhook(t.http, cloud.id, body, cloud.appSecret).expect(200);
+    // Meta delivers again: nothing is counted twice.
+    await sendWebhook(t.http, cloud.id, body, cloud.appSecret).expect(200);
+    await waitForCampaign(company, campaignId, (c) => c.deliveredContacts === 5);
+    const expected = { marketing: 1, utility: 1, authentication: 1, service: 0 };
+
+    const unpriced = (await company.get(`/api/campaigns/${campaignId}/report`).expect(200)).body;
+    expect(unpriced.cost).toEqual({ currency: 'USD', billableMessages: expected, amount: null });
+
+    await company
+      .patch(`/api/companies/${company.id}/settings`)
+      .send({ messagePrices: PRICES })
+      .expect(200);
+    const priced = (await company.get(`/api/campaigns/${campaignId}/report`).expect(200)).body;
+    expect(priced.cost).toEqual({ currency: 'USD', billableMessages: expected, amount: 0.1008 });
+
+    const daily = (await company.get('/api/campaigns/report').expect(200)).body;
+    expect(daily.totals.cost).toEqual(priced.cost);
+    const today = daily.days.at(-1);
+    expect(today.cost).toEqual(priced.cost);
+    expect(
+      daily.days.slice(0, -1).every((d: { cost: { amount: number } }) => d.cost.amount === 0),
+    ).toBe(true);
   });
 });

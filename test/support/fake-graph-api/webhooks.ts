@@ -86,7 +86,8 @@ export interface StatusFields {
   at?: Date;
   callbackData?: string;
   error?: { code: number; title: string; message?: string };
-  pricing?: { billable: boolean; category: string };
+  /** `type`: regular (charged, the default), free_customer_service or free_entry_point. */
+  pricing?: { billable: boolean; category: string; type?: string };
 }
 
 /** One `statuses[]` item (messages/status reference). */
@@ -103,7 +104,7 @@ export function status(fields: StatusFields): Record<string, unknown> {
           pricing: {
             billable: fields.pricing.billable,
             pricing_model: 'PMP',
-            type: 'regular',
+            type: fields.pricing.type ?? 'regular',
             category: fields.pricing.category,
           },
         }),

@@ -13,6 +13,7 @@ import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import { reachOutLockedNotice } from '../domain/campaign-notices';
 import type {
   AppliedReceipts,
+  BilledMessage,
   CallbackReceipt,
   Receipt,
   RefusedSend,
@@ -25,7 +26,12 @@ import {
 } from '../infrastructure/reach-out.repository';
 import { CampaignDispatcher } from './campaign-dispatcher';
 
-export type { CallbackReceipt, Receipt, RefusedSend } from '../domain/delivery-receipt';
+export type {
+  BilledMessage,
+  CallbackReceipt,
+  Receipt,
+  RefusedSend,
+} from '../domain/delivery-receipt';
 export type { InboundMessage, RecordedReply } from '../infrastructure/reach-out.repository';
 
 /** How soon a campaign held for a closed instance looks again if no "open" event comes. */
@@ -61,6 +67,11 @@ export class CampaignDeliveryEvents implements OnModuleInit {
   /** The key ids that matched a sent contact, and the messages WhatsApp refused. */
   applyReceipts(tx: Transaction, receipts: Receipt[]): Promise<AppliedReceipts> {
     return this.receipts.apply(tx, receipts);
+  }
+
+  /** Records what Meta charged for: see DeliveryReceiptsRepository.recordBilled. */
+  recordBilled(tx: Transaction, messages: BilledMessage[]): Promise<void> {
+    return this.receipts.recordBilled(tx, messages);
   }
 
   /** Uncertain sends a status named by their contact's id: see DeliveryReceiptsRepository.resolveByCallback. */

@@ -1,3 +1,4 @@
+import type { PricedCategory } from '../../../common/messaging/message-prices';
 /** One receipt: the gateway's message key id, how far the message got, and when. */
 export interface Receipt {
   companyId: number;
@@ -35,6 +36,13 @@ export function notDeliveredReason(code: string | null, title?: string | null): 
 }
 
 /** A status that names the contact it was sent for (the Cloud API's biz_opaque_callback_data). */
+/** A Cloud API message Meta says it charged for, at the price of `category`. */
+export interface BilledMessage {
+  companyId: number;
+  keyId: string;
+  category: PricedCategory;
+}
+
 export interface CallbackReceipt {
   companyId: number;
   contactId: string;

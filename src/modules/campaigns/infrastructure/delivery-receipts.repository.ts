@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
-import { queryRows } from '../../../database/query-rows';
+import { execute, queryRows } from '../../../database/query-rows';
 import { CAMPAIGN_CONTACT_LIFECYCLE } from '../domain/campaign-contact-status';
 import {
   AppliedReceipts,
+  BilledMessage,
   CallbackReceipt,
   notDeliveredReason,
   Receipt,
@@ -119,6 +120,28 @@ export class DeliveryReceiptsRepository {
    * does, counted likewise), never sent again; a contact in any other state, or an id already
    * recorded for another contact, is left alone. Answers how many were settled.
    */
+  /**
+   * The category each message was charged at, on its contact, the first time a status says
+   * so (later statuses of the message change nothing): what the reports count and price.
+   */
+  async recordBilled(tx: Transaction, messages: BilledMessage[]): Promise<void> {
+    if (messages.length === 0) {
+      return;
+    }
+    await execute(
+      tx,
+      `UPDATE campaign_contacts c SET billed_category = b.category
+         FROM unnest($1::int[], $2::text[], $3::text[]) AS b(company_id, key_id, category)
+        WHERE c.gateway_message_id = b.key_id AND c.company_id = b.company_id
+          AND c.billed_category IS NULL`,
+      [
+        messages.map((m) => m.companyId),
+        messages.map((m) => m.keyId),
+        messages.map((m) => m.category),
+      ],
+    );
+  }
+
   async resolveByCallback(tx: Transaction, receipts: CallbackReceipt[]): Promise<number> {
     if (receipts.length === 0) {
       return 0;

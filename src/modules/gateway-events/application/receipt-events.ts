@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import {
+  BilledMessage,
   CallbackReceipt,
   CampaignDeliveryEvents,
   Receipt,
 } from '../../campaigns/application/campaign-delivery-events';
+import { PricedCategory, pricedCategoryOf } from '../../../common/messaging/message-prices';
 import { receiptOf } from '../domain/gateway-event';
 import { atOf } from './inbound-messages';
 import { eventData, StoredGatewayEvent } from './ports/gateway-events.repository';
@@ -41,6 +43,7 @@ export class ReceiptEvents {
   async apply(tx: Transaction, batch: StoredGatewayEvent[]): Promise<AppliedReceiptEvents> {
     const receipts: Array<{ event: StoredGatewayEvent; receipt: Receipt }> = [];
     const callbacks: CallbackReceipt[] = [];
+    const billed: BilledMessage[] = [];
     const cloudConfigs = new Set<number>();
     for (const event of batch.filter((e) => e.event === 'messages.update')) {
       const data = eventData(event.payload);
@@ -61,8 +64,13 @@ export class ReceiptEvents {
       if (typeof data.contactId === 'string') {
         callbacks.push({ ...receipt, contactId: data.contactId });
       }
+      const category = chargedCategoryOf(data);
+      if (category) {
+        billed.push({ companyId: event.companyId, keyId: receipt.keyId, category });
+      }
     }
     const reconciled = await this.campaigns.resolveByCallback(tx, callbacks);
+    await this.campaigns.recordBilled(tx, billed);
     const { matched, refused } = await this.campaigns.applyReceipts(
       tx,
       receipts.map((r) => r.receipt),
@@ -87,4 +95,18 @@ export class ReceiptEvents {
 /** The Cloud API's error title of a failed status (meta-webhook.ts), else null. */
 function titleOf(data: Record<string, unknown>): string | null {
   return data.status === 'ERROR' && typeof data.title === 'string' ? data.title : null;
+}
+
+/**
+ * The price category of a Cloud API status whose message Meta charges for: per-message
+ * pricing says so with `type: regular` (free_customer_service and free_entry_point are not
+ * charged); a status without a type falls back on the older `billable`.
+ */
+export function chargedCategoryOf(data: Record<string, unknown>): PricedCategory | null {
+  if (data.cloud !== true || typeof data.category !== 'string') {
+    return null;
+  }
+  const charged =
+    data.pricingType === undefined ? data.billable === true : data.pricingType === 'regular';
+  return charged ? pricedCategoryOf(data.category) : null;
 }

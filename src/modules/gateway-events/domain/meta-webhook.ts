@@ -173,6 +173,7 @@ function statusRow(
       contactId: callback && CONTACT_ID.test(callback) ? callback : undefined,
       billable: typeof pricing.billable === 'boolean' ? pricing.billable : undefined,
       category: textAt(errors, `${field}.pricing.category`, pricing.category, 40),
+      pricingType: textAt(errors, `${field}.pricing.type`, pricing.type, 40),
       cloud: true,
     },
   };
