@@ -30,6 +30,7 @@ import { FindCampaignContacts1763994000000 } from './1763994000000-FindCampaignC
 import { CampaignReportsAndListFilters1763995000000 } from './1763995000000-CampaignReportsAndListFilters';
 import { CloudApiProvider1763997000000 } from './1763997000000-CloudApiProvider';
 import { TemplateCampaigns1763997500000 } from './1763997500000-TemplateCampaigns';
+import { CloudApiOutcomes1763999000000 } from './1763999000000-CloudApiOutcomes';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   CampaignReportsAndListFilters1763995000000,
   CloudApiProvider1763997000000,
   TemplateCampaigns1763997500000,
+  CloudApiOutcomes1763999000000,
 ];
