@@ -11,6 +11,11 @@ import { EvolutionApiGateway } from './infrastructure/evolution-api.gateway';
 import { GatewayConfigsRepository } from './infrastructure/gateway-configs.repository';
 import { InstancePacing } from './application/ports/instance-pacing';
 import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
+import { GatewayTemplatesService } from './application/gateway-templates.service';
+import { CloudApiAccount } from './application/ports/cloud-api-account';
+import { GraphCloudApiAccount } from './infrastructure/cloud-api.account';
+import { GraphApiClient } from './infrastructure/cloud-api.client';
+import { GatewayTemplatesRepository } from './infrastructure/gateway-templates.repository';
 
 /**
  * Gateway configurations and the gateway port: campaigns, automations, notices, gateway sync
@@ -27,6 +32,10 @@ import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
     GatewayEventsSources,
     GatewayConfigUsageRegistry,
     DeliveryTrackingRegistrar,
+    GraphApiClient,
+    { provide: CloudApiAccount, useClass: GraphCloudApiAccount },
+    GatewayTemplatesRepository,
+    GatewayTemplatesService,
   ],
   exports: [
     MessagingGateway,
@@ -34,6 +43,7 @@ import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
     GatewayEventsSources,
     GatewayConfigUsageRegistry,
     InstancePacing,
+    GatewayTemplatesService,
   ],
 })
 export class GatewayModule {}

@@ -32,7 +32,7 @@ import {
   startLock,
 } from '../domain/reach-out-lock';
 import { DeliveryTrackingRegistrar } from './delivery-tracking.registrar';
-import { keyContext, targetOf } from './gateway-config-keys';
+import { evolutionTargetOf, keyContext } from './gateway-config-keys';
 import { ActiveSenders, GatewayConfigUsageRegistry } from './gateway-config-usage.registry';
 
 export interface GatewayConfigInput {
@@ -122,7 +122,7 @@ export class GatewayConfigsService {
       try {
         await this.tracking.register(
           config,
-          targetOf(this.secrets, config),
+          evolutionTargetOf(this.secrets, config),
           !!input.replaceGatewayWebhook,
         );
       } catch (error) {
@@ -205,11 +205,11 @@ export class GatewayConfigsService {
     if (track && (changes.trackDelivery === true || moved)) {
       await this.tracking.register(
         config,
-        targetOf(this.secrets, config),
+        evolutionTargetOf(this.secrets, config),
         !!changes.replaceGatewayWebhook,
       );
     } else if (!track && config.trackDelivery) {
-      await this.tracking.unregister(config, targetOf(this.secrets, config));
+      await this.tracking.unregister(config, evolutionTargetOf(this.secrets, config));
     }
     return this.configs.save(config);
   }
@@ -279,7 +279,9 @@ export class GatewayConfigsService {
     }
     if (config.trackDelivery) {
       // Best effort: the configuration goes either way, and its events are refused once it has.
-      await this.tracking.unregister(config, targetOf(this.secrets, config)).catch(() => undefined);
+      await this.tracking
+        .unregister(config, evolutionTargetOf(this.secrets, config))
+        .catch(() => undefined);
     }
     if ((await this.configs.delete(companyId, id)) === 'referenced') {
       throw new GatewayConfigInUseError([
@@ -306,7 +308,7 @@ export class GatewayConfigsService {
     const config = await this.configs.findOwnedOrFail(companyId, configId);
     return {
       config: { id: config.id, name: config.name, url: config.url, instance: config.instance },
-      target: targetOf(this.secrets, config),
+      target: evolutionTargetOf(this.secrets, config),
     };
   }
 

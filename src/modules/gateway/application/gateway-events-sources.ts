@@ -11,7 +11,7 @@ import {
   instanceTokenContext,
   secretHash,
 } from './delivery-tracking.registrar';
-import { keyContext, targetOf } from './gateway-config-keys';
+import { evolutionTargetOf, keyContext } from './gateway-config-keys';
 
 /** What an inbound gateway event is checked against, and whose it is. */
 export interface EventsSource {
@@ -209,7 +209,11 @@ export class GatewayEventsSources implements OnApplicationBootstrap {
       const config = await this.configs.findById(configId);
       return (
         !!config?.trackDelivery &&
-        (await this.tracking.learnInstanceToken(config, targetOf(this.secrets, config), apikey))
+        (await this.tracking.learnInstanceToken(
+          config,
+          evolutionTargetOf(this.secrets, config),
+          apikey,
+        ))
       );
     } catch {
       return false;

@@ -53,3 +53,23 @@ export function gatewayFailure(error: GatewayError): DomainError {
       return new DomainError(code, 'unavailable', `Falha ao consultar o gateway: ${error.message}`);
   }
 }
+
+/** Templates and the other Cloud API features asked of an Evolution API configuration. */
+export class NotCloudApiConfigError extends InvalidInputError {
+  constructor(what: string) {
+    super(
+      'GATEWAY_CONFIG.NOT_CLOUD_API',
+      `${what} existe só em configurações da API oficial do WhatsApp (provider CLOUD_API)`,
+    );
+  }
+}
+
+/** An operation of Evolution API instances asked of a Cloud API configuration. */
+export class EvolutionOnlyError extends InvalidInputError {
+  constructor(what: string) {
+    super(
+      'GATEWAY_CONFIG.EVOLUTION_ONLY',
+      `${what} existe só em configurações do Evolution API; esta é da API oficial do WhatsApp (CLOUD_API)`,
+    );
+  }
+}

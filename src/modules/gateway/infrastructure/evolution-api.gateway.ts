@@ -4,7 +4,7 @@ import {
   OutboundJsonResponse,
   OutboundMethod,
 } from '../../../common/outbound/outbound-http.client';
-import type { GatewayOperation, GatewayOutcome } from '../../../common/metrics/metric-labels';
+import type { GatewayOperation } from '../../../common/metrics/metric-labels';
 import { Metrics } from '../../../common/metrics/metrics';
 import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { RetryPolicy, withRetries } from '../../../common/outbound/retry';
@@ -14,7 +14,6 @@ import {
   GatewayContact,
   GatewayError,
   GatewayGroup,
-  gatewayOutcomeOf,
   EvolutionTarget,
   InstanceConnectionState,
   InstanceWebhook,
@@ -38,6 +37,7 @@ import {
   toSentMessage,
   toStoredSentMessages,
 } from './evolution-api.payloads';
+import { timedGatewayCall } from './timed-gateway-call';
 
 const READ_TIMEOUT_MS = 15_000;
 /** Messages one look into the gateway's store reads: a few minutes to one contact. */
@@ -264,28 +264,12 @@ export class EvolutionApiGateway extends MessagingGateway {
    * the classified GatewayError. Each exchange is timed into the metrics with what its answer
    * proves (a send's 2xx without a key is uncertain, not sent).
    */
-  private async call<T>(
+  private call<T>(
     target: EvolutionTarget,
     call: GatewayCall,
     parse: (data: unknown) => T,
   ): Promise<T> {
-    const startedAt = performance.now();
-    try {
-      const result = parse(await this.exchange(target, call));
-      this.observe(call, startedAt, call.operation.startsWith('send_') ? 'sent' : 'ok');
-      return result;
-    } catch (error) {
-      this.observe(call, startedAt, gatewayOutcomeOf(error));
-      throw error;
-    }
-  }
-
-  private observe(call: GatewayCall, startedAt: number, outcome: GatewayOutcome): void {
-    this.metrics.observeGatewayCall(
-      call.operation,
-      outcome,
-      (performance.now() - startedAt) / 1000,
-    );
+    return timedGatewayCall(this.metrics, call.operation, () => this.exchange(target, call), parse);
   }
 
   /** The body of a 2xx answer, else the classified GatewayError. */

@@ -1,0 +1,95 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { GatewayOperation } from '../../../common/metrics/metric-labels';
+import { Metrics } from '../../../common/metrics/metrics';
+import {
+  OutboundHttpClient,
+  OutboundJsonResponse,
+  OutboundMethod,
+} from '../../../common/outbound/outbound-http.client';
+import { OutboundError } from '../../../common/outbound/outbound.errors';
+import { CloudApiTarget, GatewayError } from '../domain/messaging-gateway';
+import { cloudApiErrorFromResponse } from './cloud-api.errors';
+import { gatewayErrorFromOutbound } from './evolution-api.errors';
+import { endpointUrl } from './evolution-api.gateway';
+import { timedGatewayCall } from './timed-gateway-call';
+
+export interface GraphCall {
+  /** What the call is for, as the metrics label it. */
+  operation: GatewayOperation;
+  method: OutboundMethod;
+  /** After the version: `/{phone-number-id}/messages`. */
+  path: string;
+  query?: Record<string, string>;
+  json?: unknown;
+  timeoutMs: number;
+}
+
+/**
+ * One exchange with Meta's Graph API over the outbound HTTP client (so every call passes the
+ * same target check as any URL): the bearer token, the version in the path, Meta's errors
+ * classified (cloud-api.errors.ts), each call timed into the metrics. No retries here.
+ */
+@Injectable()
+export class GraphApiClient {
+  private readonly logger = new Logger(GraphApiClient.name);
+
+  constructor(
+    private readonly http: OutboundHttpClient,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** What `parse` makes of a 2xx body, else the classified GatewayError; timed. */
+  call<T>(target: CloudApiTarget, call: GraphCall, parse: (data: unknown) => T): Promise<T> {
+    return timedGatewayCall(this.metrics, call.operation, () => this.exchange(target, call), parse);
+  }
+
+  private async exchange(target: CloudApiTarget, call: GraphCall): Promise<unknown> {
+    let response: OutboundJsonResponse;
+    try {
+      response = await this.http.requestJson({
+        method: call.method,
+        url: graphUrl(target, call.path, call.query),
+        headers: { Authorization: `Bearer ${target.accessToken}` },
+        json: call.json,
+        timeoutMs: call.timeoutMs,
+      });
+    } catch (error) {
+      // The rule every gateway shares: refused or unresolved before the request was written
+      // is transient (not sent); a timeout or reset after it was written is uncertain.
+      throw this.failed(
+        target,
+        call,
+        error instanceof OutboundError ? gatewayErrorFromOutbound(error) : error,
+      );
+    }
+    if (response.status >= 200 && response.status < 300) {
+      return response.data;
+    }
+    throw this.failed(target, call, cloudApiErrorFromResponse(response.status, response.data));
+  }
+
+  /** Logs which number and call failed and how: never the token. */
+  private failed(target: CloudApiTarget, call: GraphCall, error: unknown): unknown {
+    if (error instanceof GatewayError) {
+      this.logger.debug(
+        {
+          phoneNumberId: target.phoneNumberId,
+          operation: call.operation,
+          kind: error.kind,
+          httpStatus: error.httpStatus,
+        },
+        'Graph API call failed',
+      );
+    }
+    return error;
+  }
+}
+
+/** `{base}/{version}{path}`: the base may carry a path prefix (a proxy in front of Meta). */
+export function graphUrl(
+  target: CloudApiTarget,
+  path: string,
+  query: Record<string, string> = {},
+): URL {
+  return endpointUrl(target.url, `/${encodeURIComponent(target.apiVersion)}${path}`, query);
+}
