@@ -262,6 +262,7 @@ function campaignContent(automation: Automation): Parameters<typeof messagesForC
     fileName: m.fileName,
     caption: isAudio ? null : m.caption,
     pollData: m.pollData,
+    template: m.template ?? null,
   };
 }
 
