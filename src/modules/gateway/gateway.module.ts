@@ -8,10 +8,13 @@ import { GatewayEventsSources } from './application/gateway-events-sources';
 import { GatewayConfig } from './domain/gateway-config.entity';
 import { MessagingGateway } from './domain/messaging-gateway';
 import { EvolutionApiGateway } from './infrastructure/evolution-api.gateway';
+import { CloudApiGateway } from './infrastructure/cloud-api.gateway';
+import { MessagingGatewayRouter } from './infrastructure/messaging-gateway.router';
 import { GatewayConfigsRepository } from './infrastructure/gateway-configs.repository';
 import { InstancePacing } from './application/ports/instance-pacing';
 import { PgInstancePacing } from './infrastructure/instance-pacing.repository';
 import { GatewayTemplatesService } from './application/gateway-templates.service';
+import { CloudApiConfigs } from './application/cloud-api-configs';
 import { CloudApiAccount } from './application/ports/cloud-api-account';
 import { GraphCloudApiAccount } from './infrastructure/cloud-api.account';
 import { GraphApiClient } from './infrastructure/cloud-api.client';
@@ -25,7 +28,9 @@ import { GatewayTemplatesRepository } from './infrastructure/gateway-templates.r
   imports: [TypeOrmModule.forFeature([GatewayConfig])],
   controllers: [GatewayConfigsController],
   providers: [
-    { provide: MessagingGateway, useClass: EvolutionApiGateway },
+    EvolutionApiGateway,
+    CloudApiGateway,
+    { provide: MessagingGateway, useClass: MessagingGatewayRouter },
     GatewayConfigsRepository,
     { provide: InstancePacing, useClass: PgInstancePacing },
     GatewayConfigsService,
@@ -33,9 +38,11 @@ import { GatewayTemplatesRepository } from './infrastructure/gateway-templates.r
     GatewayConfigUsageRegistry,
     DeliveryTrackingRegistrar,
     GraphApiClient,
-    { provide: CloudApiAccount, useClass: GraphCloudApiAccount },
+    GraphCloudApiAccount,
+    { provide: CloudApiAccount, useExisting: GraphCloudApiAccount },
     GatewayTemplatesRepository,
     GatewayTemplatesService,
+    CloudApiConfigs,
   ],
   exports: [
     MessagingGateway,

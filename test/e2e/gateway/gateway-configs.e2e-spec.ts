@@ -123,7 +123,7 @@ describe('gateway configurations', () => {
         instance: 'acme-sales',
       });
       const { target } = await t.app.get(GatewayConfigsService).resolveTarget(owner.id, created.id);
-      expect(target.apiKey).toBe(API_KEY);
+      expect(target).toMatchObject({ apiKey: API_KEY });
     });
 
     it('accepts the maximum lengths', async () => {
@@ -294,7 +294,7 @@ describe('gateway configurations', () => {
       expect(after).not.toBe(before);
       expect(after).not.toContain('nova-chave-123');
       const { target } = await t.app.get(GatewayConfigsService).resolveTarget(owner.id, created.id);
-      expect(target.apiKey).toBe('nova-chave-123');
+      expect(target).toMatchObject({ apiKey: 'nova-chave-123' });
     });
 
     it('changes url and instance together', async () => {

@@ -7,7 +7,7 @@ import {
 } from '../../gateway/application/gateway-configs.service';
 import {
   GatewayError,
-  EvolutionTarget,
+  GatewayTarget,
   MessagingGateway,
 } from '../../gateway/domain/messaging-gateway';
 import type { Campaign } from '../domain/campaign.entity';
@@ -39,7 +39,7 @@ export class CampaignGatewayCheck {
   async resolve(
     companyId: number,
     command: CampaignInput,
-  ): Promise<{ config: GatewayConfigSummary; target: EvolutionTarget }> {
+  ): Promise<{ config: GatewayConfigSummary; target: GatewayTarget }> {
     if (command.gatewayConfigId !== undefined) {
       const resolved = await this.gatewayConfigs.resolveTarget(companyId, command.gatewayConfigId);
       if (!command.isDraft) {
@@ -65,14 +65,14 @@ export class CampaignGatewayCheck {
         apiKey: input.apiKey,
         instance: input.instance,
       });
-    } else if (existing && current?.target.apiKey !== input.apiKey) {
+    } else if (existing && apiKeyOf(current?.target) !== input.apiKey) {
       await this.assertKeyAccepted({
         url: input.url,
         apiKey: input.apiKey,
         instance: input.instance,
       });
     }
-    if (current?.target.apiKey === input.apiKey) {
+    if (current && apiKeyOf(current.target) === input.apiKey) {
       // The same key again (every campaign of an integration sends it) writes nothing: a
       // rewrite per campaign made concurrent creations queue on the configuration's row.
       return current;
@@ -92,7 +92,7 @@ export class CampaignGatewayCheck {
     companyId: number,
     configIds: readonly number[],
     isDraft: boolean,
-  ): Promise<Array<{ config: GatewayConfigSummary; target: EvolutionTarget }>> {
+  ): Promise<Array<{ config: GatewayConfigSummary; target: GatewayTarget }>> {
     const resolved = await Promise.all(
       configIds.map((id, index) =>
         this.gatewayConfigs.resolveTarget(companyId, id).catch((error: unknown) => {
@@ -116,7 +116,7 @@ export class CampaignGatewayCheck {
   /** A pool's sender checked as a single configuration is, its refusal naming the number. */
   private async assertPoolSenderConnected(
     config: GatewayConfigSummary,
-    target: EvolutionTarget,
+    target: GatewayTarget,
   ): Promise<void> {
     try {
       await this.assertInstanceConnected(target);
@@ -134,7 +134,7 @@ export class CampaignGatewayCheck {
    * as at creation, so that a retry does not fail again at once on a known cause.
    */
   async assertCanSendThrough(campaign: Campaign): Promise<void> {
-    let target: EvolutionTarget;
+    let target: GatewayTarget;
     try {
       ({ target } = await this.gatewayConfigs.resolveTarget(
         campaign.companyId,
@@ -150,7 +150,7 @@ export class CampaignGatewayCheck {
   }
 
   /** A draft's new key for a saved configuration: the gateway must accept it, connected or not. */
-  private async assertKeyAccepted(target: EvolutionTarget): Promise<void> {
+  private async assertKeyAccepted(target: GatewayTarget): Promise<void> {
     try {
       await this.gateway.connectionState(target);
     } catch (error) {
@@ -161,8 +161,11 @@ export class CampaignGatewayCheck {
     }
   }
 
-  /** Creation checks the gateway: unknown instance, refused key or a disconnected instance is a 400. */
-  private async assertInstanceConnected(target: EvolutionTarget): Promise<void> {
+  /**
+   * Creation checks the gateway: unknown instance, refused key or a disconnected instance is a
+   * 400. For a Cloud API number the port's connection check is Meta's number lookup.
+   */
+  private async assertInstanceConnected(target: GatewayTarget): Promise<void> {
     try {
       const state = await this.gateway.connectionState(target);
       if (state !== 'open') {
@@ -177,6 +180,11 @@ export class CampaignGatewayCheck {
       throw new GatewayCheckFailedError(gatewayCheckMessage(error));
     }
   }
+}
+
+/** Inline credentials are an Evolution API key; a Cloud API configuration never matches them. */
+function apiKeyOf(target: GatewayTarget | undefined): string | undefined {
+  return target && target.provider !== 'CLOUD_API' ? target.apiKey : undefined;
 }
 
 function gatewayCheckMessage(error: GatewayError): string {

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiQuery,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -12,7 +13,13 @@ import type { CompanySession } from '../../../common/session/company-session';
 import { ApiErrors, ErrorResponse } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { GatewayConfigsService } from '../application/gateway-configs.service';
-import { CreateGatewayConfigDto, UpdateGatewayConfigDto } from './gateway-configs.dto';
+import { GatewayTemplatesService } from '../application/gateway-templates.service';
+import type { GatewayConfig } from '../domain/gateway-config.entity';
+import {
+  CreateGatewayConfigDto,
+  TemplatesQueryDto,
+  UpdateGatewayConfigDto,
+} from './gateway-configs.dto';
 import {
   GatewayConfigResponse,
   GatewayStatusResponse,
@@ -22,13 +29,22 @@ import {
   GatewayUsageResponse,
   GatewayConfigDayResponse,
   toGatewayConfigDayResponse,
+  GatewayTemplateResponse,
+  toGatewayTemplateResponse,
 } from './gateway-configs.response';
 
 @ApiTags('Configurações de gateway')
 @CompanyAuthenticated()
 @Controller('api/gateway-configs')
 export class GatewayConfigsController {
-  constructor(private readonly configs: GatewayConfigsService) {}
+  constructor(
+    private readonly configs: GatewayConfigsService,
+    private readonly templates: GatewayTemplatesService,
+  ) {}
+
+  private respond(config: GatewayConfig): GatewayConfigResponse {
+    return toGatewayConfigResponse(config, this.configs.eventsUrlOf(config.id));
+  }
 
   @Post()
   @ApiOperation({
@@ -43,14 +59,14 @@ export class GatewayConfigsController {
     @CurrentCompany() company: CompanySession,
     @Body() body: CreateGatewayConfigDto,
   ): Promise<GatewayConfigResponse> {
-    return toGatewayConfigResponse(await this.configs.create(company.companyId, body));
+    return this.respond(await this.configs.create(company.companyId, body));
   }
 
   @Get()
   @ApiOperation({ summary: 'Gateways da empresa, mais recentes primeiro' })
   @ApiOkResponse({ type: GatewayConfigResponse, isArray: true })
   async list(@CurrentCompany() company: CompanySession): Promise<GatewayConfigResponse[]> {
-    return (await this.configs.list(company.companyId)).map(toGatewayConfigResponse);
+    return (await this.configs.list(company.companyId)).map((config) => this.respond(config));
   }
 
   /** Declared before the `:id` routes, which would take `usage` for an id (400). */
@@ -75,7 +91,7 @@ export class GatewayConfigsController {
     @CurrentCompany() company: CompanySession,
     @Param('id', IdParamPipe) id: number,
   ): Promise<GatewayConfigResponse> {
-    return toGatewayConfigResponse(await this.configs.get(company.companyId, id));
+    return this.respond(await this.configs.get(company.companyId, id));
   }
 
   @Put(':id')
@@ -87,7 +103,7 @@ export class GatewayConfigsController {
     @Param('id', IdParamPipe) id: number,
     @Body() body: UpdateGatewayConfigDto,
   ): Promise<GatewayConfigResponse> {
-    return toGatewayConfigResponse(await this.configs.update(company.companyId, id, body));
+    return this.respond(await this.configs.update(company.companyId, id, body));
   }
 
   @Delete(':id')
@@ -136,6 +152,25 @@ export class GatewayConfigsController {
     @Param('id', IdParamPipe) id: number,
   ): Promise<GatewayUsageResponse> {
     return toGatewayUsageResponse(await this.configs.instanceUsage(company.companyId, id));
+  }
+
+  @Get(':id/templates')
+  @ApiOperation({
+    summary: 'Modelos de mensagem (templates) da conta do WhatsApp Business (CLOUD_API)',
+    description:
+      'A lista guardada da última leitura na Meta; lida na Meta agora com refresh=true ou quando ainda não há nenhuma. ' +
+      'Criar e editar modelos continua nas ferramentas da Meta. 400 para uma configuração EVOLUTION.',
+  })
+  @ApiQuery({ name: 'refresh', required: false, type: Boolean })
+  @ApiOkResponse({ type: GatewayTemplateResponse, isArray: true })
+  @ApiErrors(404)
+  async listTemplates(
+    @CurrentCompany() company: CompanySession,
+    @Param('id', IdParamPipe) id: number,
+    @Query() query: TemplatesQueryDto,
+  ): Promise<GatewayTemplateResponse[]> {
+    const list = await this.templates.list(company.companyId, id, query.refresh === 'true');
+    return list.map(toGatewayTemplateResponse);
   }
 
   @Get(':id/status')

@@ -6,9 +6,16 @@ import type {
 } from '../application/gateway-configs.service';
 import {
   EVENTS_REFUSALS,
+  GATEWAY_PROVIDERS,
   type EventsRefusal,
   type GatewayConfig,
+  type GatewayProvider,
 } from '../domain/gateway-config.entity';
+import {
+  TEMPLATE_HEADER_FORMATS,
+  type GatewayTemplate,
+  type TemplateHeaderFormat,
+} from '../domain/gateway-template';
 import type { ActiveSenders } from '../application/gateway-config-usage.registry';
 import type { InstanceUsage } from '../application/ports/instance-pacing';
 import type { ReachOutCause, ReachOutLock, ReachOutScope } from '../domain/reach-out-lock';
@@ -47,9 +54,10 @@ function toReachOutLockResponse(lock: ReachOutLock | null): ReachOutLockResponse
   );
 }
 
-/** The API key is write-only: never part of a response. */
+/** The API key, the access token and the app secret are write-only: never part of a response. */
 export class GatewayConfigResponse {
   @ApiProperty({ example: 7 }) id!: number;
+  @ApiProperty({ enum: GATEWAY_PROVIDERS, example: 'EVOLUTION' }) provider!: GatewayProvider;
   @ApiProperty({ example: 'Vendas - WhatsApp principal' }) name!: string;
   @ApiProperty({ example: 'https://gw.example.com' }) url!: string;
   @ApiProperty({ example: 'acme-sales' }) instance!: string;
@@ -93,6 +101,63 @@ export class GatewayConfigResponse {
   @ApiProperty({ nullable: true, type: Number, example: 20 }) warmupGrowthPercent!: number | null;
   @ApiProperty({ example: '2026-11-22T12:00:00.000Z' }) createdAt!: string;
   @ApiProperty({ example: '2026-11-22T12:00:00.000Z' }) updatedAt!: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '106540352242922',
+    description: 'CLOUD_API: o id do número (também em instance); null em EVOLUTION',
+  })
+  phoneNumberId!: string | null;
+  @ApiProperty({ nullable: true, type: String, example: '102290129340398' })
+  businessAccountId!: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'v27.0' }) apiVersion!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: '+55 11 98765-4321',
+    description: 'CLOUD_API: o número como a Meta o mostra (última verificação ou webhook)',
+  })
+  displayPhoneNumber!: string | null;
+  @ApiProperty({ nullable: true, type: String, example: 'Acme Vendas' })
+  verifiedName!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'GREEN',
+    description: 'CLOUD_API: GREEN, YELLOW, RED ou UNKNOWN',
+  })
+  qualityRating!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'TIER_1K',
+    description:
+      'CLOUD_API: quantas pessoas distintas o número pode contatar em 24 h (TIER_250 … TIER_UNLIMITED)',
+  })
+  messagingLimitTier!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: 'CLOUD_API: quando a Meta foi consultada',
+  })
+  numberCheckedAt!: string | null;
+  @ApiProperty({ nullable: true, type: Number, example: 80 })
+  throughputPerSecond!: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    example: 'https://campanhas.example.com/api/gateway-events/7',
+    description:
+      'CLOUD_API: a URL de retorno (Callback URL) a cadastrar nos webhooks do app na Meta; null em EVOLUTION',
+  })
+  webhookUrl!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description:
+      'CLOUD_API: o token de verificação (Verify token) a cadastrar na Meta com webhookUrl; null em EVOLUTION',
+  })
+  webhookVerifyToken!: string | null;
 }
 
 export class ActiveSendersResponse {
@@ -202,9 +267,15 @@ export class GatewayStatusResponse {
   @ApiProperty({ example: '2026-11-22T12:00:05.000Z' }) checkedAt!: string;
 }
 
-export function toGatewayConfigResponse(config: GatewayConfig): GatewayConfigResponse {
+/** `eventsUrl`: where the configuration's events are posted (shown for a Cloud API one). */
+export function toGatewayConfigResponse(
+  config: GatewayConfig,
+  eventsUrl: string,
+): GatewayConfigResponse {
+  const cloud = config.provider === 'CLOUD_API';
   return {
     id: config.id,
+    provider: config.provider,
     name: config.name,
     url: config.url,
     instance: config.instance,
@@ -218,6 +289,60 @@ export function toGatewayConfigResponse(config: GatewayConfig): GatewayConfigRes
     warmupGrowthPercent: config.warmupGrowthPercent,
     createdAt: config.createdAt.toISOString(),
     updatedAt: config.updatedAt.toISOString(),
+    phoneNumberId: cloud ? config.instance : null,
+    businessAccountId: config.businessAccountId,
+    apiVersion: config.apiVersion,
+    displayPhoneNumber: config.displayPhoneNumber,
+    verifiedName: config.verifiedName,
+    qualityRating: config.qualityRating,
+    messagingLimitTier: config.messagingLimitTier,
+    numberCheckedAt: config.numberCheckedAt?.toISOString() ?? null,
+    throughputPerSecond: config.throughputPerSecond,
+    webhookUrl: cloud ? eventsUrl : null,
+    webhookVerifyToken: cloud ? config.webhookVerifyToken : null,
+  };
+}
+
+/** A template of a Cloud API business account (GET /api/gateway-configs/{id}/templates). */
+export class GatewayTemplateResponse {
+  @ApiProperty({ example: 'boas_vindas' }) name!: string;
+  @ApiProperty({ example: 'pt_BR' }) language!: string;
+  @ApiProperty({ example: 'MARKETING', description: 'MARKETING, UTILITY ou AUTHENTICATION' })
+  category!: string;
+  @ApiProperty({
+    example: 'APPROVED',
+    description: 'APPROVED, PENDING, REJECTED, PAUSED, DISABLED…; só APPROVED pode ser enviado',
+  })
+  status!: string;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'Os componentes do modelo exatamente como a Meta os lista',
+  })
+  components!: unknown[];
+  @ApiProperty({ example: 2, description: 'Parâmetros do corpo ({{1}}, {{2}} ou nomeados)' })
+  bodyParameters!: number;
+  @ApiProperty({ example: 0, description: 'Parâmetros de texto do cabeçalho TEXT' })
+  headerParameters!: number;
+  @ApiProperty({
+    nullable: true,
+    enum: [...TEMPLATE_HEADER_FORMATS, null],
+    example: 'IMAGE',
+    description: 'Formato do cabeçalho; IMAGE, VIDEO e DOCUMENT pedem headerMedia na campanha',
+  })
+  headerFormat!: TemplateHeaderFormat | null;
+}
+
+export function toGatewayTemplateResponse(template: GatewayTemplate): GatewayTemplateResponse {
+  return {
+    name: template.name,
+    language: template.language,
+    category: template.category,
+    status: template.status,
+    components: template.components,
+    bodyParameters: template.bodyParameters,
+    headerParameters: template.headerParameters,
+    headerFormat: template.headerFormat,
   };
 }
 

@@ -1,24 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../../../common/crypto/secret-box';
-import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { OutboundTargetGuard } from '../../../common/outbound/outbound-target.guard';
-import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { Clock } from '../../../common/time/clock';
 import { ResourceNotFoundError } from '../../../common/tenancy/owned-resource';
 import {
   GatewayConfig,
   GatewayConfigFields,
+  GatewayProvider,
   InstanceLimits,
 } from '../domain/gateway-config.entity';
 import { InstancePacing, InstanceUsage } from './ports/instance-pacing';
 import {
+  EvolutionOnlyError,
   GATEWAY_CONFIG,
   GatewayConfigInUseError,
   gatewayFailure,
 } from '../domain/gateway-config.errors';
 import {
   GatewayError,
-  EvolutionTarget,
+  GatewayTarget,
   InstanceConnectionState,
   MessagingGateway,
 } from '../domain/messaging-gateway';
@@ -32,7 +32,9 @@ import {
   startLock,
 } from '../domain/reach-out-lock';
 import { DeliveryTrackingRegistrar } from './delivery-tracking.registrar';
-import { evolutionTargetOf, keyContext } from './gateway-config-keys';
+import { evolutionTargetOf, keyContext, targetOf } from './gateway-config-keys';
+import { assertCallableUrl } from './gateway-url-check';
+import { assertFieldsFit, CloudApiConfigInput, CloudApiConfigs } from './cloud-api-configs';
 import { ActiveSenders, GatewayConfigUsageRegistry } from './gateway-config-usage.registry';
 
 export interface GatewayConfigInput {
@@ -41,6 +43,10 @@ export interface GatewayConfigInput {
   apiKey: string;
   instance: string;
 }
+
+/** What a request may carry: one provider's fields (the DTO checks which are required). */
+export type AnyProviderInput = Partial<GatewayConfigInput> &
+  Partial<CloudApiConfigInput> & { provider?: GatewayProvider };
 
 /** Delivery tracking, on create and update: register (or remove) our webhook on the instance. */
 export interface TrackingInput {
@@ -59,7 +65,7 @@ export interface GatewayConfigSummary {
 
 export interface ResolvedGatewayConfig {
   config: GatewayConfigSummary;
-  target: EvolutionTarget;
+  target: GatewayTarget;
 }
 
 /** An instance's day, for a person: its count and pace, who sends through it, its lock. */
@@ -80,12 +86,6 @@ export interface GatewayInstanceStatus {
   checkedAt: Date;
 }
 
-const URL_REFUSALS: Partial<Record<OutboundError['kind'], string>> = {
-  invalid_url: 'deve ser uma URL http:// ou https:// válida, sem usuário e senha',
-  target_refused: 'aponta para um endereço de rede não permitido',
-  unresolvable: 'tem um host que não foi encontrado (DNS)',
-};
-
 function limitsOf(input: Partial<InstanceLimits>): Partial<InstanceLimits> {
   return {
     dailyLimit: input.dailyLimit,
@@ -105,13 +105,20 @@ export class GatewayConfigsService {
     private readonly tracking: DeliveryTrackingRegistrar,
     private readonly clock: Clock,
     private readonly pacing: InstancePacing,
+    private readonly cloud: CloudApiConfigs,
   ) {}
 
   async create(
     companyId: number,
-    input: GatewayConfigInput & TrackingInput & Partial<InstanceLimits>,
+    body: AnyProviderInput & TrackingInput & Partial<InstanceLimits>,
   ): Promise<GatewayConfig> {
-    await this.assertCallable(input.url);
+    assertFieldsFit(body.provider ?? 'EVOLUTION', body);
+    if (body.provider === 'CLOUD_API') {
+      return this.cloud.create(companyId, body as CloudApiConfigInput, limitsOf(body));
+    }
+    // The DTO requires an Evolution configuration's fields when no provider is named.
+    const input = body as GatewayConfigInput & TrackingInput & Partial<InstanceLimits>;
+    await assertCallableUrl(this.targets, input.url);
     const now = this.clock.now();
     const created = GatewayConfig.create(companyId, this.fieldsOf(companyId, input), now);
     created.limitSending(limitsOf(input), now);
@@ -185,11 +192,15 @@ export class GatewayConfigsService {
   async update(
     companyId: number,
     id: number,
-    changes: Partial<GatewayConfigInput> & TrackingInput & Partial<InstanceLimits>,
+    changes: AnyProviderInput & TrackingInput & Partial<InstanceLimits>,
   ): Promise<GatewayConfig> {
     const config = await this.configs.findOwnedOrFail(companyId, id);
+    assertFieldsFit(config.provider, changes);
+    if (config.provider === 'CLOUD_API') {
+      return this.cloud.update(config, changes, limitsOf(changes));
+    }
     if (changes.url !== undefined) {
-      await this.assertCallable(changes.url);
+      await assertCallableUrl(this.targets, changes.url);
     }
     const before = { url: config.url, instance: config.instance, key: config.apiKeyEncrypted };
     config.change(this.fieldsOf(companyId, changes), this.clock.now());
@@ -256,7 +267,10 @@ export class GatewayConfigsService {
 
   /** A person lifts the instance's reach-out lock: what waited for it goes on at once. */
   async liftReachOutLock(companyId: number, id: number): Promise<void> {
-    await this.configs.findOwnedOrFail(companyId, id);
+    const config = await this.configs.findOwnedOrFail(companyId, id);
+    if (config.provider === 'CLOUD_API') {
+      throw new EvolutionOnlyError('O bloqueio de contato a quem não conversa com o número (463)');
+    }
     await this.usage.reachOutLifted(await this.configs.liftReachOutLocks({ ids: [id] }));
   }
 
@@ -292,12 +306,12 @@ export class GatewayConfigsService {
 
   /** Asks the gateway on every call; gateway failures become 400 or 503 (gatewayFailure). */
   async status(companyId: number, id: number): Promise<GatewayInstanceStatus> {
-    const { target } = await this.resolveTarget(companyId, id);
+    const { config, target } = await this.resolveTarget(companyId, id);
     try {
       const state = await this.gateway.connectionState(target);
       const checkedAt = this.clock.now();
       await this.configs.recordInstanceState(id, state, null, checkedAt);
-      return { instance: target.instance, state, checkedAt };
+      return { instance: config.instance, state, checkedAt };
     } catch (error) {
       throw error instanceof GatewayError ? gatewayFailure(error) : error;
     }
@@ -308,8 +322,13 @@ export class GatewayConfigsService {
     const config = await this.configs.findOwnedOrFail(companyId, configId);
     return {
       config: { id: config.id, name: config.name, url: config.url, instance: config.instance },
-      target: evolutionTargetOf(this.secrets, config),
+      target: targetOf(this.secrets, config),
     };
+  }
+
+  /** Where Meta (or the Evolution instance, when tracking) posts the configuration's events. */
+  eventsUrlOf(id: number): string {
+    return this.tracking.eventsUrlOf(id);
   }
 
   private fieldsOf(companyId: number, input: GatewayConfigInput): GatewayConfigFields;
@@ -330,18 +349,5 @@ export class GatewayConfigsService {
           ? undefined
           : this.secrets.encrypt(input.apiKey.trim(), keyContext(companyId)),
     };
-  }
-
-  /** The same check every request to the gateway passes, run early for a clear 400. */
-  private async assertCallable(url: string): Promise<void> {
-    try {
-      await this.targets.check(url.trim());
-    } catch (error) {
-      const refusal = error instanceof OutboundError ? URL_REFUSALS[error.kind] : undefined;
-      if (refusal) {
-        throw new ValidationFailedError([['url', refusal]]);
-      }
-      throw error;
-    }
   }
 }

@@ -19,6 +19,27 @@ export interface GatewayConfigFields {
   instance: string;
 }
 
+/** A Cloud API configuration's own fields, its secrets sealed (gateway-config-keys.ts). */
+export interface CloudApiFields {
+  name: string;
+  /** The Graph API's base URL. */
+  url: string;
+  accessTokenEncrypted: string;
+  phoneNumberId: string;
+  businessAccountId: string;
+  apiVersion: string;
+  appSecretEncrypted: string;
+  throughputPerSecond: number | null;
+}
+
+/** What Meta says of the number: read at creation and on each check, or reported by webhook. */
+export interface CloudApiNumberFacts {
+  displayPhoneNumber: string | null;
+  verifiedName: string | null;
+  qualityRating: string | null;
+  messagingLimitTier: string | null;
+}
+
 /**
  * How much the instance may send in a local day (APP_TIMEZONE): at most `dailyLimit`, and
  * while it warms up, `warmupStartPerDay` on the day of its first send, growing by
@@ -181,6 +202,67 @@ export class GatewayConfig extends Timestamped implements GatewayConfigFields, I
     config.createdAt = now;
     config.updatedAt = now;
     return config;
+  }
+
+  /**
+   * A number of Meta's Cloud API. The common columns keep their meaning for the engine: the
+   * phone number id is the instance, the access token the key. `webhookVerifyToken` is what
+   * the person pastes in Meta's dashboard beside the webhook URL.
+   */
+  static createCloudApi(
+    companyId: number,
+    fields: CloudApiFields,
+    webhookVerifyToken: string,
+    now: Date,
+  ): GatewayConfig {
+    const config = GatewayConfig.create(
+      companyId,
+      {
+        name: fields.name,
+        url: fields.url,
+        apiKeyEncrypted: fields.accessTokenEncrypted,
+        instance: fields.phoneNumberId,
+      },
+      now,
+    );
+    config.provider = 'CLOUD_API';
+    config.webhookVerifyToken = webhookVerifyToken;
+    config.changeCloudApi(fields, now);
+    return config;
+  }
+
+  /** Applies the Cloud API fields given; updatedAt moves only when something changed. */
+  changeCloudApi(changes: Partial<CloudApiFields>, now: Date): void {
+    this.change(
+      {
+        name: changes.name,
+        url: changes.url,
+        apiKeyEncrypted: changes.accessTokenEncrypted,
+        instance: changes.phoneNumberId,
+      },
+      now,
+    );
+    const own = {
+      businessAccountId: changes.businessAccountId,
+      apiVersion: changes.apiVersion,
+      appSecretEncrypted: changes.appSecretEncrypted,
+      throughputPerSecond: changes.throughputPerSecond,
+    };
+    for (const [field, value] of Object.entries(own) as Array<[keyof typeof own, never]>) {
+      if (value !== undefined && value !== this[field]) {
+        this[field] = value;
+        this.updatedAt = now;
+      }
+    }
+  }
+
+  /** What Meta said of the number just now. */
+  numberChecked(facts: CloudApiNumberFacts, now: Date): void {
+    this.displayPhoneNumber = facts.displayPhoneNumber;
+    this.verifiedName = facts.verifiedName;
+    this.qualityRating = facts.qualityRating;
+    this.messagingLimitTier = facts.messagingLimitTier;
+    this.numberCheckedAt = now;
   }
 
   /** The reach-out lock in force; null when there is none (a lifted or ended one is gone). */

@@ -25,8 +25,10 @@ export class GatewayConfigKeyUnreadableError extends InvalidInputError {
 
 /**
  * A gateway failure as the HTTP edge reports it: 400 when the saved configuration is wrong
- * (key, instance, target), 503 when the gateway itself is failing or unreachable (the
- * request may work later; the error kinds offer no 502).
+ * (key, instance, target, account) or the gateway refused the request as asked (rejected: also
+ * a Cloud API number asked for what only Evolution API has; asking again will not help), 503
+ * when the gateway itself is failing or unreachable (the request may work later; the error
+ * kinds offer no 502).
  */
 export function gatewayFailure(error: GatewayError): DomainError {
   const code = `GATEWAY.${error.kind.toUpperCase()}`;
@@ -40,12 +42,12 @@ export function gatewayFailure(error: GatewayError): DomainError {
     case 'target_refused':
     case 'refused_number':
     case 'account_blocked':
+    case 'rejected':
       return new InvalidInputError(code, error.message);
     case 'throttled':
     case 'undeliverable':
     case 'reengagement_required':
     case 'marketing_limit':
-    case 'rejected':
     case 'disconnected':
     case 'transient':
     case 'uncertain':
