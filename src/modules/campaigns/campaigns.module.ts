@@ -128,6 +128,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignRuns,
     CampaignGatewayCheck,
     CampaignMediaCheck,
+    CampaignTemplateCheck,
     GatewayMediaPreparer,
     CampaignDeliveryEvents,
   ],

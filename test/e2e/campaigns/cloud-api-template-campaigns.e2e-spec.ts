@@ -1,14 +1,12 @@
 import { campaignBody, connectedConfig, phones, waitForCampaign } from '../../support/campaigns';
+import { CLOUD_WABA_ID, cloudApiConfig } from '../../support/cloud-api-configs';
 import { countRows, db } from '../../support/db';
 import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import { FakeGraphApi, MetaTemplate } from '../../support/fake-graph-api';
 import { TestCompany } from '../../support/test-app';
 
-const TOKEN = 'EAAG-token-das-campanhas-7C1D';
-const APP_SECRET = 'segredo-do-app-das-campanhas';
-const WABA_ID = '302290129340311';
-let numberCounter = 0;
+const WABA_ID = CLOUD_WABA_ID;
 
 const OFFER: MetaTemplate = {
   name: 'oferta_do_mes',
@@ -72,32 +70,9 @@ describe('Cloud API template campaigns', () => {
     resetFake: true,
   });
 
-  /** A Cloud API configuration of `company` on a new number of the fake, its templates given. */
-  async function cloudConfig(company: TestCompany = owner): Promise<number> {
-    numberCounter += 1;
-    const phoneNumberId = `1065403522${process.pid % 1000}${numberCounter}`;
-    graph.addNumber({
-      phoneNumberId,
-      businessAccountId: WABA_ID,
-      accessToken: TOKEN,
-      displayPhoneNumber: '+55 11 3000-0000',
-      verifiedName: 'Loja',
-      qualityRating: 'GREEN',
-      tier: 'TIER_1K',
-      appSecret: APP_SECRET,
-    });
-    const created = await company
-      .post('/api/gateway-configs', {
-        provider: 'CLOUD_API',
-        name: `Oficial ${numberCounter}`,
-        url: graph.url,
-        phoneNumberId,
-        businessAccountId: WABA_ID,
-        accessToken: TOKEN,
-        appSecret: APP_SECRET,
-      })
-      .expect(201);
-    return created.body.id as number;
+  /** A Cloud API configuration of `company` on a new number of the fake. */
+  function cloudConfig(company: TestCompany = owner): Promise<number> {
+    return cloudApiConfig(company, graph);
   }
 
   function templateCampaign(

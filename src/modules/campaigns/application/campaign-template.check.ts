@@ -23,12 +23,16 @@ export class CampaignTemplateCheck {
     private readonly templates: GatewayTemplatesService,
   ) {}
 
-  /** `checkAccount`: read the template on each account (a draft's is read at its launch). */
+  /**
+   * `checkAccount`: read the template on each account (a draft's is read at its launch);
+   * `fieldPrefix` names the object the fields sit in (an automation's messageConfig.).
+   */
   async assertFits(
     companyId: number,
     gatewayConfigIds: readonly number[],
     content: { template?: TemplateInput | null; pollData?: unknown },
     checkAccount: boolean,
+    fieldPrefix = '',
   ): Promise<void> {
     if (!content.template && !content.pollData) {
       return;
@@ -49,7 +53,9 @@ export class CampaignTemplateCheck {
       errors.push(...(await this.accountProblems(companyId, cloud, template)));
     }
     if (errors.length > 0) {
-      throw new ValidationFailedError(errors);
+      throw new ValidationFailedError(
+        errors.map(([field, message]) => [fieldPrefix + field, message]),
+      );
     }
   }
 
