@@ -273,6 +273,37 @@ describe('Cloud API template campaigns', () => {
     await waitForCampaign(owner, own.id, (c) => c.status === 'COMPLETED');
   });
 
+  it('checks a draft’s template at its launch, and an edit’s template against the number', async () => {
+    const cloud = await cloudConfig();
+    const paused = { name: PAUSED.name, language: 'pt_BR', bodyParameters: ['{PrimeiroNome}'] };
+    const draft = (
+      await owner
+        .post('/api/campaigns', templateCampaign(cloud, { isDraft: true, template: paused }))
+        .expect(200)
+    ).body;
+    expect(draft).toMatchObject({ status: 'DRAFT', template: { name: PAUSED.name } });
+    const refused = expectErrorBody(await owner.post(`/api/campaigns/${draft.id}/launch`), 400);
+    expect(refused).toContain('template.name=o modelo não está aprovado pela Meta (status PAUSED)');
+    const greeting = { ...paused, name: GREETING.name };
+    await owner.put(`/api/campaigns/${draft.id}`, { template: greeting }).expect(200);
+    await owner.post(`/api/campaigns/${draft.id}/launch`).expect(200);
+    await waitForCampaign(owner, draft.id, (c) => c.status === 'COMPLETED');
+    expect(graph.sent.map((m) => (m.body.template as { name: string }).name)).toEqual([
+      GREETING.name,
+      GREETING.name,
+      GREETING.name,
+    ]);
+
+    const evolution = (await connectedConfig(owner, fake)).id;
+    const textDraft = (
+      await owner.post('/api/campaigns', messageCampaign(evolution, { isDraft: true })).expect(200)
+    ).body;
+    const edit = { template: greeting, message: null };
+    const message = expectErrorBody(await owner.put(`/api/campaigns/${textDraft.id}`, edit), 400);
+    expect(message).toContain('template=só pode ser usado com uma configuração da API oficial');
+    expect((await owner.get(`/api/campaigns/${textDraft.id}`)).body.template).toBeNull();
+  });
+
   it('sends a free-form text only to people who wrote in the last 24 h; the others fail outside_window without a call', async () => {
     const configId = await cloudConfig();
     await wroteIn(configId, '5511987650201', 2);
