@@ -1,3 +1,4 @@
+import { templateFieldProblems } from './message-variants';
 import { CampaignTemplate, TemplateOnAccount, templateProblems } from './campaign-template';
 
 const TEMPLATE: CampaignTemplate = {
@@ -74,5 +75,18 @@ describe('a template as the business account has it', () => {
     ],
   ])('%s', (_name, template, found, problems) => {
     expect(templateProblems(template, found)).toEqual(problems);
+  });
+});
+
+describe("a template's body parameters as written", () => {
+  it('names each parameter whose variants do not parse, by its place', () => {
+    const problems = templateFieldProblems(
+      { template: { bodyParameters: ['{PrimeiroNome}', '{Olá|Oi', 'fixo', '{}'] } },
+      'messageConfig.',
+    );
+    expect(problems.map(([field]) => field)).toEqual([
+      'messageConfig.template.bodyParameters[1]',
+      'messageConfig.template.bodyParameters[3]',
+    ]);
   });
 });
