@@ -48,4 +48,5 @@ EXPOSE 3000
 # serves no HTTP: run those containers with --no-healthcheck.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/actuator/health', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/main.js"]
+# The young generation as Node.js 20 sizes it (Node.js 26 doubles it): docs/OPERATIONS.md.
+CMD ["node", "--max-semi-space-size=16", "dist/main.js"]

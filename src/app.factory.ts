@@ -18,6 +18,7 @@ import { RateLimitMiddleware } from './common/rate-limit/rate-limit.middleware';
 import { AppConfig } from './config/app-config.service';
 import { GatewayEventsGate } from './modules/gateway-events/api/gateway-events.gate';
 import { GatewayEventsRoute } from './modules/gateway-events/api/gateway-events.route';
+import { MetaWebhookRoute } from './modules/gateway-events/api/meta-webhook.route';
 
 /** Builds the whole application; main.ts and the end-to-end tests both start it this way. */
 export async function createApp(config: AppConfig, databaseUrl: string): Promise<INestApplication> {
@@ -48,6 +49,7 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
   serveAheadOfExpress(
     app,
     requestLogMiddleware(rootLogger, app.get(Metrics), addressOutsideExpress(app)),
+    app.get(MetaWebhookRoute),
     app.get(GatewayEventsRoute),
   );
   setUpOpenApi(app);
@@ -55,12 +57,14 @@ export async function createApp(config: AppConfig, databaseUrl: string): Promise
 }
 
 /**
- * Every request is logged, then offered to `route` (the gateway's events, which it serves
- * without Express: see GatewayEventsRoute), and only then, if passed on, handed to Express.
+ * Every request is logged, then offered to Meta's webhook route and to `route` (the gateway's
+ * events, which they serve without Express: see MetaWebhookRoute, GatewayEventsRoute), and
+ * only then, if passed on, handed to Express.
  */
 function serveAheadOfExpress(
   app: NestExpressApplication,
   requestLog: ReturnType<typeof requestLogMiddleware>,
+  metaRoute: MetaWebhookRoute,
   route: GatewayEventsRoute,
 ): void {
   const server = app.getHttpServer();
@@ -72,9 +76,11 @@ function serveAheadOfExpress(
   server.removeListener('request', express);
   server.on('request', (request: IncomingMessage, response: ServerResponse) =>
     requestLog(request, response, () =>
-      route.handle(request, response, () => {
-        express(request, response);
-      }),
+      metaRoute.handle(request, response, () =>
+        route.handle(request, response, () => {
+          express(request, response);
+        }),
+      ),
     ),
   );
 }

@@ -1,3 +1,5 @@
+// First: the heap's settings hold for what the modules below allocate as they load.
+import './heap-settings';
 import { ConsoleLogger, Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { InvalidConfigurationError } from './config/app-config';

@@ -49,9 +49,12 @@ export function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** The flags the service starts with in production (Dockerfile, `npm start`). */
+const PRODUCTION_NODE_FLAGS = ['--max-semi-space-size=16'];
+
 /**
- * The service as it runs in production (compiled JavaScript, `node dist/main.js`, default V8
- * flags) in its own process, so that its memory and CPU are its own and not the harness's.
+ * The service as it runs in production (compiled JavaScript, `node dist/main.js` with
+ * PRODUCTION_NODE_FLAGS) in its own process, so that its memory and CPU are its own and not the harness's.
  * It is compiled into `dir`/dist first.
  */
 export async function startServiceProcess(
@@ -69,24 +72,28 @@ export async function startServiceProcess(
   const profiling = options.cpuProfileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
     : [];
-  const child = spawn(process.execPath, [...profiling, join(outDir, 'main.js')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_PATH: join(ROOT, 'node_modules'),
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: mkdtempSync(join(dir, 'data-')),
-      ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
-      ROLE: options.role ?? 'api',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: UNLIMITED,
-      RATE_LIMIT_PER_HOUR: UNLIMITED,
-      ANONYMOUS_RATE_LIMIT_PER_MINUTE: UNLIMITED,
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    [...profiling, ...PRODUCTION_NODE_FLAGS, join(outDir, 'main.js')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_PATH: join(ROOT, 'node_modules'),
+        PORT: String(port),
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: mkdtempSync(join(dir, 'data-')),
+        ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+        ROLE: options.role ?? 'api',
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: UNLIMITED,
+        RATE_LIMIT_PER_HOUR: UNLIMITED,
+        ANONYMOUS_RATE_LIMIT_PER_MINUTE: UNLIMITED,
+        ...options.env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitFor(

@@ -40,7 +40,12 @@ export function routeLabel(request: IncomingMessage): string {
  * another instance (instance) or an apikey that is neither the configuration's key nor the
  * instance's token (apikey).
  */
-export type GatewayEventRefusal = 'secret' | 'rate_limited' | 'invalid' | 'instance' | 'apikey';
+/**
+ * `signature`: a Meta webhook whose X-Hub-Signature-256 did not match; `unrouted`: a Meta
+ * change for a phone number id none of the company's configurations has (dropped).
+ */
+export type GatewayEventRefusal =
+  'secret' | 'rate_limited' | 'invalid' | 'instance' | 'apikey' | 'signature' | 'unrouted';
 
 /** What one gateway call was for. */
 export type GatewayOperation =
@@ -125,7 +130,12 @@ export type WebhookDeliveryOutcome = 'delivered' | 'retry' | 'failed';
 export type ImportKind = 'file' | 'push' | 'push_async' | 'gateway_sync';
 
 /** The gateway's event kinds the service stores (gateway-events module, TRACKED_EVENTS). */
-export type GatewayEventKind = 'messages.update' | 'messages.upsert' | 'connection.update';
+export type GatewayEventKind =
+  | 'messages.update'
+  | 'messages.upsert'
+  | 'connection.update'
+  | 'template.status'
+  | 'number.quality';
 
 /** The work queues whose depth is read at scrape time. */
 export type WorkQueue = 'campaigns' | 'import_jobs' | 'webhook_deliveries' | 'notices';

@@ -105,7 +105,7 @@ export class Metrics implements OnApplicationShutdown {
 
   private readonly gatewayEventsRefused = this.counter(
     'gateway_events_refused_total',
-    'Events posted to /api/gateway-events that were refused, by reason (secret, rate_limited, invalid, instance, apikey)',
+    'Events posted to /api/gateway-events that were refused or dropped, by reason (secret, rate_limited, invalid, instance, apikey, signature, unrouted)',
     'reason',
   );
 

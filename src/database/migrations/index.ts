@@ -28,8 +28,10 @@ import { LaunchDrafts1763992000000 } from './1763992000000-LaunchDrafts';
 import { CampaignDeletions1763993000000 } from './1763993000000-CampaignDeletions';
 import { FindCampaignContacts1763994000000 } from './1763994000000-FindCampaignContacts';
 import { CampaignReportsAndListFilters1763995000000 } from './1763995000000-CampaignReportsAndListFilters';
+import { ContactFilterIndexes1763996000000 } from './1763996000000-ContactFilterIndexes';
 import { CloudApiProvider1763997000000 } from './1763997000000-CloudApiProvider';
 import { TemplateCampaigns1763997500000 } from './1763997500000-TemplateCampaigns';
+import { CloudAccountEvents1763998000000 } from './1763998000000-CloudAccountEvents';
 import { CloudApiOutcomes1763999000000 } from './1763999000000-CloudApiOutcomes';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
@@ -64,7 +66,9 @@ export const MIGRATIONS = [
   CampaignDeletions1763993000000,
   FindCampaignContacts1763994000000,
   CampaignReportsAndListFilters1763995000000,
+  ContactFilterIndexes1763996000000,
   CloudApiProvider1763997000000,
   TemplateCampaigns1763997500000,
+  CloudAccountEvents1763998000000,
   CloudApiOutcomes1763999000000,
 ];

@@ -9,6 +9,10 @@ import { GatewayEventsController } from './api/gateway-events.controller';
 import { GatewayEventReception } from './api/gateway-event-reception';
 import { GatewayEventsGate } from './api/gateway-events.gate';
 import { GatewayEventsRoute } from './api/gateway-events.route';
+import { MetaWebhookReception } from './api/meta-webhook-reception';
+import { MetaWebhookRoute } from './api/meta-webhook.route';
+import { CloudAccountEvents } from './application/cloud-account-events';
+import { ReceiptEvents } from './application/receipt-events';
 import { GatewayEventIntake } from './application/gateway-event-intake';
 import { InboundMessages } from './application/inbound-messages';
 import { GatewayEventProcessor } from './application/gateway-event-processor';
@@ -16,8 +20,8 @@ import { GatewayEventsRepository } from './application/ports/gateway-events.repo
 import { PgGatewayEventsRepository } from './infrastructure/gateway-events.repository';
 
 /**
- * Hearing back from WhatsApp: the gateway's events (receipts, replies, connection changes)
- * received at a public route, stored, and applied in the background to campaigns, the block
+ * Hearing back from WhatsApp: the gateway's events (receipts, replies, connection changes;
+ * Meta's webhooks for Cloud API configurations, translated into the same) received at a public route, stored, and applied in the background to campaigns, the block
  * list and the gateway configuration.
  */
 @Module({
@@ -38,6 +42,10 @@ import { PgGatewayEventsRepository } from './infrastructure/gateway-events.repos
     GatewayEventReception,
     GatewayEventsGate,
     GatewayEventsRoute,
+    ReceiptEvents,
+    CloudAccountEvents,
+    MetaWebhookReception,
+    MetaWebhookRoute,
   ],
 })
 export class GatewayEventsModule {}

@@ -5,6 +5,8 @@ import { DeliveryTrackingRegistrar } from './application/delivery-tracking.regis
 import { GatewayConfigUsageRegistry } from './application/gateway-config-usage.registry';
 import { GatewayConfigsService } from './application/gateway-configs.service';
 import { GatewayEventsSources } from './application/gateway-events-sources';
+import { MetaWebhookSources } from './application/meta-webhook-sources';
+import { MetaWebhookRepository } from './infrastructure/meta-webhook.repository';
 import { GatewayConfig } from './domain/gateway-config.entity';
 import { MessagingGateway } from './domain/messaging-gateway';
 import { EvolutionApiGateway } from './infrastructure/evolution-api.gateway';
@@ -37,6 +39,8 @@ import { GatewayTemplatesRepository } from './infrastructure/gateway-templates.r
     GatewayEventsSources,
     GatewayConfigUsageRegistry,
     DeliveryTrackingRegistrar,
+    MetaWebhookRepository,
+    MetaWebhookSources,
     GraphApiClient,
     GraphCloudApiAccount,
     { provide: CloudApiAccount, useExisting: GraphCloudApiAccount },
@@ -50,6 +54,7 @@ import { GatewayTemplatesRepository } from './infrastructure/gateway-templates.r
     GatewayEventsSources,
     GatewayConfigUsageRegistry,
     InstancePacing,
+    MetaWebhookSources,
     GatewayTemplatesService,
   ],
 })

@@ -287,6 +287,41 @@ describe('Cloud API gateway configurations', () => {
       graph.updateNumber(NUMBER_ID, { accessToken: 'revogado' });
       expectErrorBody(await owner.get(`${PATH}/${created.id}/status`), 400);
     });
+
+    it('answers a clear 400 to a gateway sync: Meta shows no contacts, chats or groups', async () => {
+      const created = await create();
+      graph.requests.length = 0;
+      const databases = await countRows('user_databases');
+      const message = expectErrorBody(
+        await owner.post('/api/user-databases/gateway/sync', {
+          gatewayConfigId: created.id,
+          name: 'Contatos do número oficial',
+        }),
+        400,
+      );
+      expect(message).toContain('só no Evolution API');
+      expect(graph.requests).toHaveLength(0);
+      expect(await countRows('user_databases')).toBe(databases);
+    });
+  });
+
+  it("checks a campaign's Cloud API number with Meta's lookup: a revoked token is a 400", async () => {
+    const created = await create();
+    graph.updateNumber(NUMBER_ID, { accessToken: 'revogado' });
+    const campaigns = await countRows('campaigns');
+    const message = expectErrorBody(
+      await owner.post('/api/campaigns', {
+        name: 'Pela API oficial',
+        gatewayConfigId: created.id,
+        message: 'Olá',
+        contacts: [{ phoneNumber: '11987650001' }],
+      }),
+      400,
+    );
+    expect(message).toContain('A conta da API oficial não pode enviar');
+    expect(message).toContain('código 190');
+    expect(await countRows('campaigns')).toBe(campaigns);
+    expect(graph.sent).toHaveLength(0);
   });
 
   describe('tenancy', () => {

@@ -78,6 +78,19 @@ describe('gateway configurations', () => {
         warmupGrowthPercent: null,
         createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         updatedAt: response.body.createdAt,
+        // The Cloud API's fields (cloud-api-configs.e2e-spec.ts), null for Evolution API.
+        provider: 'EVOLUTION',
+        phoneNumberId: null,
+        businessAccountId: null,
+        apiVersion: null,
+        displayPhoneNumber: null,
+        verifiedName: null,
+        qualityRating: null,
+        messagingLimitTier: null,
+        numberCheckedAt: null,
+        throughputPerSecond: null,
+        webhookUrl: null,
+        webhookVerifyToken: null,
       });
       const row = await storedRow(response.body.id);
       expect(row).toMatchObject({
@@ -275,20 +288,32 @@ describe('gateway configurations', () => {
         .put(`${PATH}/${created.id}`, { apiKey: 'nova-chave-123' })
         .expect(200);
       expect(Object.keys(response.body).sort()).toEqual([
+        'apiVersion',
+        'businessAccountId',
         'createdAt',
         'dailyLimit',
+        'displayPhoneNumber',
         'eventsRefusedAt',
         'eventsRefusedReason',
         'id',
         'instance',
         'instanceState',
+        'messagingLimitTier',
         'name',
+        'numberCheckedAt',
+        'phoneNumberId',
+        'provider',
+        'qualityRating',
         'reachOutLock',
+        'throughputPerSecond',
         'trackDelivery',
         'updatedAt',
         'url',
+        'verifiedName',
         'warmupGrowthPercent',
         'warmupStartPerDay',
+        'webhookUrl',
+        'webhookVerifyToken',
       ]);
       const after = (await storedRow(created.id))?.api_key_encrypted as string;
       expect(after).not.toBe(before);

@@ -58,8 +58,18 @@ export class FakeGraphApi {
     await this.server.stop();
   }
 
-  addNumber(number: FakeNumber): void {
-    this.state.numbers.set(number.phoneNumberId, { ...number });
+  /** A number Meta knows; what it says of it defaults to a healthy one (GREEN, TIER_1K). */
+  addNumber(
+    number: Pick<FakeNumber, 'phoneNumberId' | 'businessAccountId' | 'accessToken'> &
+      Partial<FakeNumber>,
+  ): void {
+    this.state.numbers.set(number.phoneNumberId, {
+      displayPhoneNumber: `+${number.phoneNumberId.slice(-11)}`,
+      verifiedName: 'Empresa de teste',
+      qualityRating: 'GREEN',
+      tier: 'TIER_1K',
+      ...number,
+    });
   }
 
   /** Changes what Meta says of a number (quality, tier, …). */

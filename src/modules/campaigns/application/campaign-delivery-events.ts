@@ -11,7 +11,12 @@ import { REACHOUT_LOCKED_CODE, ReachOutLock } from '../../gateway/domain/reach-o
 import { NoticeQueue } from '../../notices/application/ports/notice.queue';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
 import { reachOutLockedNotice } from '../domain/campaign-notices';
-import type { AppliedReceipts, Receipt, RefusedSend } from '../domain/delivery-receipt';
+import type {
+  AppliedReceipts,
+  CallbackReceipt,
+  Receipt,
+  RefusedSend,
+} from '../domain/delivery-receipt';
 import { DeliveryReceiptsRepository } from '../infrastructure/delivery-receipts.repository';
 import {
   InboundMessage,
@@ -20,7 +25,7 @@ import {
 } from '../infrastructure/reach-out.repository';
 import { CampaignDispatcher } from './campaign-dispatcher';
 
-export type { Receipt, RefusedSend } from '../domain/delivery-receipt';
+export type { CallbackReceipt, Receipt, RefusedSend } from '../domain/delivery-receipt';
 export type { InboundMessage, RecordedReply } from '../infrastructure/reach-out.repository';
 
 /** How soon a campaign held for a closed instance looks again if no "open" event comes. */
@@ -56,6 +61,29 @@ export class CampaignDeliveryEvents implements OnModuleInit {
   /** The key ids that matched a sent contact, and the messages WhatsApp refused. */
   applyReceipts(tx: Transaction, receipts: Receipt[]): Promise<AppliedReceipts> {
     return this.receipts.apply(tx, receipts);
+  }
+
+  /** Uncertain sends a status named by their contact's id: see DeliveryReceiptsRepository.resolveByCallback. */
+  resolveByCallback(tx: Transaction, receipts: CallbackReceipt[]): Promise<number> {
+    return this.receipts.resolveByCallback(tx, receipts);
+  }
+
+  /**
+   * The gateway says these configurations must stop sending (with a template: that template)
+   * for now: their ACTIVE campaigns pause with the reason, as a logged-out instance's do.
+   * Answers the campaigns paused.
+   */
+  async pauseActiveCampaigns(
+    companyId: number,
+    gatewayConfigIds: number[],
+    reason: string,
+    template?: { name: string; language: string },
+  ): Promise<number[]> {
+    const ids = await this.receipts.activeCampaignIds(companyId, gatewayConfigIds, template);
+    for (const campaignId of ids) {
+      await this.dispatcher.pauseCampaignNow(campaignId, reason);
+    }
+    return ids;
   }
 
   /**

@@ -56,3 +56,37 @@ export interface CampaignContactFilters {
   failureKind?: ContactFailureKind;
   search?: ContactSearch | null;
 }
+
+/** The campaign counters (summed over a pool's senders) a contacts total can be read from. */
+export type ContactCounter =
+  'total' | 'pending' | 'sent' | 'failed' | 'delivered' | 'read' | 'replied';
+
+const STATUS_COUNTERS: Record<PublicContactStatus, ContactCounter> = {
+  PENDING: 'pending',
+  SENT: 'sent',
+  FAILED: 'failed',
+};
+
+const RECEIPT_COUNTERS: Record<ContactReceipt, ContactCounter | null> = {
+  DELIVERED: 'delivered',
+  READ: 'read',
+  REPLIED: 'replied',
+  // Sent and never delivered, or refused after the gateway took it: no counter holds it.
+  NOT_DELIVERED: null,
+};
+
+/**
+ * The counter that holds the number of contacts `filters` match, or null when they must be
+ * counted. A counter moves in the statement that moves its contacts (sends, reconciliation,
+ * receipts, replies, retries, failover), so it is exact for one status or one receipt alone;
+ * a search, a failure kind or two filters together have none.
+ */
+export function counterOf(filters: CampaignContactFilters): ContactCounter | null {
+  if (filters.search || filters.failureKind || (filters.status && filters.receipt)) {
+    return null;
+  }
+  if (filters.status) {
+    return STATUS_COUNTERS[filters.status];
+  }
+  return filters.receipt ? RECEIPT_COUNTERS[filters.receipt] : 'total';
+}

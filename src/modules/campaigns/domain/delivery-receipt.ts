@@ -7,6 +7,8 @@ export interface Receipt {
   at: Date;
   /** WhatsApp's code of an ERROR (463: the reach-out lock), when the event carries one. */
   code: string | null;
+  /** What the gateway says the error is (the Cloud API's error title), when it says. */
+  title?: string | null;
 }
 
 /** A sent message WhatsApp refused (its contact now FAILED `not_delivered`). */
@@ -26,7 +28,16 @@ export interface AppliedReceipts {
 }
 
 /** The text a refused contact's failure shows. */
-export function notDeliveredReason(code: string | null): string {
+export function notDeliveredReason(code: string | null, title?: string | null): string {
   const base = 'o WhatsApp recusou a mensagem depois que o gateway a aceitou';
-  return code ? `${base} (código ${code})` : base;
+  const detail = [code && `código ${code}`, title].filter(Boolean).join(': ');
+  return detail ? `${base} (${detail})` : base;
+}
+
+/** A status that names the contact it was sent for (the Cloud API's biz_opaque_callback_data). */
+export interface CallbackReceipt {
+  companyId: number;
+  contactId: string;
+  keyId: string;
+  at: Date;
 }

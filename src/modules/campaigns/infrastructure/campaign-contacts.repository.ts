@@ -3,7 +3,9 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { CampaignContactRow } from '../domain/campaign-contact-row';
 import {
   CONTACT_STATUSES_SHOWN_AS,
+  counterOf,
   type CampaignContactFilters,
+  type ContactCounter,
   type ContactReceipt,
 } from '../domain/campaign-contact-filters';
 import type { CampaignContactExportRow } from '../domain/campaign-contact-export';
@@ -15,6 +17,17 @@ import { RECEIVED } from './contact-receipts.sql';
 export const SENDING_ROWS_OF = (id: string): string =>
   `SELECT k.id FROM campaigns k WHERE k.id = ${id} AND k.pool_id IS NULL
    UNION ALL SELECT k.id FROM campaigns k WHERE k.pool_id = ${id} AND k.id <> ${id}`;
+
+/** Each counter as the campaigns' columns that hold it (PENDING: neither sent nor failed yet). */
+const COUNTER_SUMS: Record<ContactCounter, string> = {
+  total: 'total_contacts',
+  pending: 'total_contacts - sent_contacts - failed_contacts',
+  sent: 'sent_contacts',
+  failed: 'failed_contacts',
+  delivered: 'delivered_contacts',
+  read: 'read_contacts',
+  replied: 'replied_contacts',
+};
 
 /** Each receipt as a condition on the contact's columns (a whitelist: no text of the request reaches the SQL). */
 const RECEIPT_CONDITIONS: Record<ContactReceipt, string> = {
@@ -53,7 +66,8 @@ const SENDING_ROWS_AND_BOUNDS = `
  * the company that match `filters`, with their parameters. The ids go in as a value, not a
  * subquery, so that the planner weighs them with the table's statistics. The search's
  * conditions are the ones the indexes serve: digits on campaign_contacts_campaign_phone_key,
- * a name on campaign_contacts_name_search_idx (trigrams of folded_text(name)).
+ * a name on campaign_contacts_name_search_idx (trigrams of folded_name, the stored
+ * folded_text(name), which the re-check of each match reads instead of folding it again).
  */
 function filteredContacts(
   rows: SendingRows,
@@ -80,19 +94,17 @@ function filteredContacts(
     conditions.push(RECEIPT_CONDITIONS[filters.receipt]);
   }
   if (filters.failureKind) {
-    conditions.push(`c.failure_kind = ${bind(filters.failureKind)}`);
+    // Only FAILED contacts have a kind (a CHECK says so); saying it lets the planner take
+    // campaign_contacts_failure_kind_idx, which holds the FAILED ones only.
+    conditions.push(`c.status = 'FAILED' AND c.failure_kind = ${bind(filters.failureKind)}`);
   }
   const search = filters.search;
   if (search && 'phoneDigits' in search) {
     conditions.push(`c.phone_number LIKE ${bind(likeContaining(search.phoneDigits))}`);
   } else if (search) {
-    conditions.push(`folded_text(c.name) LIKE folded_text(${bind(likeContaining(search.name))})`);
+    conditions.push(`c.folded_name LIKE folded_text(${bind(likeContaining(search.name))})`);
   }
   return { where: conditions.join(' AND '), params };
-}
-
-function isUnfiltered(filters: CampaignContactFilters): boolean {
-  return !filters.status && !filters.receipt && !filters.failureKind && !filters.search;
 }
 
 /** A campaign's contacts as people read them: through its own row or its pool's senders. */
@@ -128,7 +140,7 @@ export class CampaignContactsRepository {
         ),
       ),
       onReadPool(this.dataSource, (reader) =>
-        this.total(reader, campaignId, companyId, filters, { where, params }),
+        this.total(reader, rows, companyId, filters, { where, params }),
       ),
     ]);
     return { items, total };
@@ -185,23 +197,28 @@ export class CampaignContactsRepository {
     return rows;
   }
 
-  /** The campaign's counter when nothing filters (no count of its rows), else the count. */
+  /**
+   * The sending rows' counter when one holds the filtered total (no read of the contacts),
+   * else the count of the contacts the filters match.
+   */
   private async total(
     reader: EntityManager,
-    campaignId: number,
+    rows: SendingRows,
     companyId: number,
     filters: CampaignContactFilters,
     matching: { where: string; params: unknown[] },
   ): Promise<number> {
-    const rows: Array<{ total: number }> = isUnfiltered(filters)
+    const counter = counterOf(filters);
+    const totals: Array<{ total: number }> = counter
       ? await reader.query(
-          `SELECT total_contacts AS total FROM campaigns WHERE id = $1 AND company_id = $2`,
-          [campaignId, companyId],
+          `SELECT coalesce(sum(${COUNTER_SUMS[counter]}), 0)::int AS total
+             FROM campaigns WHERE id = ANY ($1::int[]) AND company_id = $2`,
+          [rows.ids, companyId],
         )
       : await reader.query(
           `SELECT count(*)::int AS total FROM campaign_contacts c WHERE ${matching.where}`,
           matching.params,
         );
-    return rows[0]?.total ?? 0;
+    return totals[0]?.total ?? 0;
   }
 }

@@ -5,6 +5,7 @@ import { queryRows } from '../../../database/query-rows';
 import { CAMPAIGN_CONTACT_LIFECYCLE } from '../domain/campaign-contact-status';
 import {
   AppliedReceipts,
+  CallbackReceipt,
   notDeliveredReason,
   Receipt,
   RefusedSend,
@@ -17,6 +18,7 @@ interface MovedContact extends RefusedSend {
 
 const REFUSE = CAMPAIGN_CONTACT_LIFECYCLE.sql('refuse');
 const ARRIVE = CAMPAIGN_CONTACT_LIFECYCLE.sql('arrive');
+const DELIVER = CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver');
 
 /**
  * One statement for a batch of receipts ($1 key ids, $2 companies, $3 ranks, $4 times, $5 the
@@ -94,7 +96,7 @@ export class DeliveryReceiptsRepository {
       receipts.map((r) => r.companyId),
       receipts.map((r) => r.rank),
       receipts.map((r) => r.at),
-      receipts.map((r) => (r.rank === 0 ? notDeliveredReason(r.code) : null)),
+      receipts.map((r) => (r.rank === 0 ? notDeliveredReason(r.code, r.title) : null)),
       receipts.map((r) => r.code),
     ]);
     return {
@@ -109,6 +111,66 @@ export class DeliveryReceiptsRepository {
           code,
         })),
     };
+  }
+
+  /**
+   * Uncertain sends settled by the statuses that name their contact: the first status for an
+   * UNCERTAIN contact makes it SENT with that message id (as SendReconciler's resolveAsSent
+   * does, counted likewise), never sent again; a contact in any other state, or an id already
+   * recorded for another contact, is left alone. Answers how many were settled.
+   */
+  async resolveByCallback(tx: Transaction, receipts: CallbackReceipt[]): Promise<number> {
+    if (receipts.length === 0) {
+      return 0;
+    }
+    const rows = await queryRows<{ n: number }>(
+      tx,
+      `WITH receipt AS (
+         SELECT DISTINCT ON (contact_id) contact_id, company_id, key_id, at
+           FROM unnest($1::bigint[], $2::int[], $3::text[], $4::timestamptz[])
+                AS r(contact_id, company_id, key_id, at)
+          WHERE NOT EXISTS (SELECT 1 FROM campaign_contacts o WHERE o.gateway_message_id = r.key_id)
+          ORDER BY contact_id, at),
+       sent AS (
+         UPDATE campaign_contacts c
+            SET status = ${DELIVER.to}, sent_at = r.at, gateway_message_id = r.key_id, reconcile_at = NULL
+           FROM receipt r
+          WHERE c.id = r.contact_id AND c.company_id = r.company_id AND c.status = 'UNCERTAIN'
+          RETURNING c.campaign_id),
+       counted AS (
+         UPDATE campaigns k SET sent_contacts = sent_contacts + s.n, updated_at = now()
+           FROM (SELECT campaign_id, count(*)::int AS n FROM sent GROUP BY campaign_id) s
+          WHERE k.id = s.campaign_id
+          RETURNING s.n)
+       SELECT coalesce(sum(n), 0)::int AS n FROM counted`,
+      [
+        receipts.map((r) => r.contactId),
+        receipts.map((r) => r.companyId),
+        receipts.map((r) => r.keyId),
+        receipts.map((r) => r.at),
+      ],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /**
+   * ACTIVE campaigns (a pool's senders, not the pool) of these configurations; with a template,
+   * only those that send it.
+   */
+  async activeCampaignIds(
+    companyId: number,
+    gatewayConfigIds: number[],
+    template?: { name: string; language: string },
+  ): Promise<number[]> {
+    const rows = await queryRows<{ id: number }>(
+      this.dataSource,
+      `SELECT id FROM campaigns
+        WHERE company_id = $1 AND gateway_config_id = ANY($2::int[]) AND status = 'ACTIVE'
+          AND pool_id IS DISTINCT FROM id
+          AND ($3::text IS NULL OR (template ->> 'name' = $3 AND template ->> 'language' = $4))`,
+      [companyId, gatewayConfigIds, template?.name ?? null, template?.language ?? null],
+    );
+    return rows.map((row) => row.id);
   }
 
   /**

@@ -84,46 +84,68 @@ export class GatewayEventsRoute {
       })
       .then(
         () => writeJson(response, 200, ACKNOWLEDGEMENT, ACKNOWLEDGEMENT_HEADERS),
-        (error: unknown) => this.refuse(request, response, error),
+        (error: unknown) => answerError(request, response, error, this.logger),
       );
   }
+}
 
-  /** The error body the pipeline's filter would answer. */
-  private refuse(request: IncomingMessage, response: ServerResponse, error: unknown): void {
-    const mapped = mapError(error, this.logger, requestIdOf(request));
-    const path = (request.url ?? '').split('?')[0];
-    const body = JSON.stringify(errorBody(mapped.status, mapped.message, path));
-    for (const [name, value] of Object.entries(mapped.headers ?? {})) {
-      response.setHeader(name, value);
-    }
-    writeJson(response, mapped.status, body);
+/** The error body the pipeline's filter would answer, for a request served ahead of Express. */
+export function answerError(
+  request: IncomingMessage,
+  response: ServerResponse,
+  error: unknown,
+  logger: Logger,
+): void {
+  const mapped = mapError(error, logger, requestIdOf(request));
+  const path = (request.url ?? '').split('?')[0];
+  const body = JSON.stringify(errorBody(mapped.status, mapped.message, path));
+  for (const [name, value] of Object.entries(mapped.headers ?? {})) {
+    response.setHeader(name, value);
   }
+  writeJson(response, mapped.status, body);
 }
 
 /** The configuration's id when the request is a plain JSON event post; null otherwise. */
 export function plainEventIdOf(
   request: Pick<IncomingMessage, 'method' | 'url' | 'headers'>,
 ): number | null {
-  const { headers } = request;
-  const length = headers['content-length'];
-  const encoding = headers['content-encoding'];
-  if (
-    request.method !== 'POST' ||
-    headers['transfer-encoding'] !== undefined ||
-    (encoding !== undefined && encoding.toLowerCase() !== 'identity') ||
-    !PLAIN_JSON.test(headers['content-type'] ?? '') ||
-    !(length && DECIMAL.test(length)) ||
-    Number(length) === 0 ||
-    Number(length) > DEFAULT_JSON_BODY_BYTES
-  ) {
+  if (request.method !== 'POST' || !isPlainJsonBody(request.headers)) {
     return null;
   }
   const id = Number(PLAIN_EVENTS_PATH.exec(request.url ?? '')?.[1]);
   return id <= MAX_ID ? id : null;
 }
 
+/**
+ * A plain JSON body of a known length, under the route's 1 MB: what body-parser would read as
+ * it is (no transfer or content encoding to undo).
+ */
+export function isPlainJsonBody(headers: IncomingMessage['headers']): boolean {
+  const length = headers['content-length'];
+  const encoding = headers['content-encoding'];
+  return (
+    headers['transfer-encoding'] === undefined &&
+    (encoding === undefined || encoding.toLowerCase() === 'identity') &&
+    PLAIN_JSON.test(headers['content-type'] ?? '') &&
+    !!length &&
+    DECIMAL.test(length) &&
+    Number(length) > 0 &&
+    Number(length) <= DEFAULT_JSON_BODY_BYTES
+  );
+}
+
 /** The body, parsed as body-parser parses JSON (`strict: false`); its length is the declared one. */
-function readJson(request: IncomingMessage): Promise<unknown> {
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const raw = await readBody(request);
+  try {
+    return JSON.parse(UTF8.decode(raw)) as unknown;
+  } catch (error) {
+    throw new BodyReadError(400, 'entity.parse.failed', (error as Error).message);
+  }
+}
+
+/** The raw body as sent (its length is the declared one, checked by the caller). */
+export function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -133,12 +155,6 @@ function readJson(request: IncomingMessage): Promise<unknown> {
         reject(new BodyReadError(400, 'request.aborted', 'request aborted'));
       }
     });
-    request.once('end', () => {
-      try {
-        resolve(JSON.parse(UTF8.decode(Buffer.concat(chunks))));
-      } catch (error) {
-        reject(new BodyReadError(400, 'entity.parse.failed', (error as Error).message));
-      }
-    });
+    request.once('end', () => resolve(Buffer.concat(chunks)));
   });
 }

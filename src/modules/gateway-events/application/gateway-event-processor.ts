@@ -3,14 +3,11 @@ import { Transaction, UnitOfWork } from '../../../common/persistence/transaction
 import { faultCode, faultReason, isDataFault } from '../../../common/errors/data-fault';
 import { Metrics } from '../../../common/metrics/metrics';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
-import {
-  CampaignDeliveryEvents,
-  Receipt,
-} from '../../campaigns/application/campaign-delivery-events';
-import { CompanySettingsService } from '../../auth/application/company-settings.service';
+import { CampaignDeliveryEvents } from '../../campaigns/application/campaign-delivery-events';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
-import { receiptOf } from '../domain/gateway-event';
 import { atOf, InboundMessages } from './inbound-messages';
+import { CloudAccountEvents } from './cloud-account-events';
+import { ReceiptEvents } from './receipt-events';
 import { CoalescedConnection, coalesceConnections } from '../domain/connection-events';
 import {
   eventData,
@@ -22,11 +19,12 @@ import {
 const BATCH = 500;
 /** A receipt whose send is not recorded yet (it can beat the send's own answer) waits this long. */
 const EARLY_RECEIPT_RETRY_MS = 2_000;
-const EARLY_RECEIPT_ATTEMPTS = 30;
 /** Configurations whose connection events one step applies. */
 const CONNECTION_CONFIGS = 100;
 /** Leased connection events come back after this if their processor dies before deleting them. */
 const CONNECTION_LEASE_MS = 30_000;
+/** Cloud API account events one step applies, and their lease (as the connection events'). */
+const ACCOUNT_EVENTS = 20;
 /**
  * An event that fails for a reason not its values' (a lock timeout, a trigger's error, a bug) is
  * tried MAX_FAULTS times in all, the next after FAULT_BACKOFF_MS × 2^(failures so far): 1, 2, 4,
@@ -38,13 +36,13 @@ const MAX_FAULTS = 5;
 const LOCK_CHECK_MS = 1_000;
 const FAULT_BACKOFF_MS = 1_000;
 
-/** What the bisected batch did with the events that failed alone. */
 /**
  * What a batch's application counts in the metrics, taken after its commit: a batch that fails
  * is applied again bisected, and what it counted the first time never happened.
  */
 interface AppliedCounts {
   refused: number;
+  reconciled: number;
   replies: number;
   unmappedSenders: number;
 }
@@ -80,8 +78,9 @@ export class GatewayEventProcessor extends BackgroundWorker {
     private readonly events: GatewayEventsRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly campaigns: CampaignDeliveryEvents,
+    private readonly receipts: ReceiptEvents,
     private readonly inbound: InboundMessages,
-    private readonly settings: CompanySettingsService,
+    private readonly accountEvents: CloudAccountEvents,
     private readonly gatewayConfigs: GatewayConfigsService,
     private readonly metrics: Metrics,
     context: WorkerContext,
@@ -93,6 +92,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
   async step(): Promise<number | null> {
     const messages = await settled(() => this.applyMessages());
     const configs = await settled(() => this.applyConnections());
+    const accounts = await settled(() => this.applyAccountEvents());
     await this.liftEndedLocks();
     if (messages.status === 'rejected') {
       throw messages.reason;
@@ -100,7 +100,12 @@ export class GatewayEventProcessor extends BackgroundWorker {
     if (configs.status === 'rejected') {
       throw configs.reason;
     }
-    return messages.value === BATCH || configs.value === CONNECTION_CONFIGS
+    if (accounts.status === 'rejected') {
+      throw accounts.reason;
+    }
+    return messages.value === BATCH ||
+      configs.value === CONNECTION_CONFIGS ||
+      accounts.value === ACCOUNT_EVENTS
       ? 0
       : this.events.msUntilNextDue();
   }
@@ -146,6 +151,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
     if (counts.refused > 0) {
       this.metrics.countMessages('failed', 'not_delivered', counts.refused);
     }
+    this.metrics.countMessages('sent', 'reconciled', counts.reconciled);
     this.metrics.countReplies(counts.replies);
     this.metrics.countUnmappedSenders(counts.unmappedSenders);
   }
@@ -157,7 +163,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
     const batch = await this.events.claimDue(tx, BATCH);
     const outcome: Bisection = {
       waiting: new Set(),
-      counts: { refused: 0, replies: 0, unmappedSenders: 0 },
+      counts: { refused: 0, reconciled: 0, replies: 0, unmappedSenders: 0 },
       setAside: [],
       retried: [],
     };
@@ -185,6 +191,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
       const applied = await this.events.inSavepoint(tx, () => this.applyEvents(tx, events));
       applied.waiting.forEach((id) => outcome.waiting.add(id));
       outcome.counts.refused += applied.counts.refused;
+      outcome.counts.reconciled += applied.counts.reconciled;
       outcome.counts.replies += applied.counts.replies;
       outcome.counts.unmappedSenders += applied.counts.unmappedSenders;
       return;
@@ -205,12 +212,12 @@ export class GatewayEventProcessor extends BackgroundWorker {
   }
 
   private async applyEvents(tx: Transaction, events: StoredGatewayEvent[]): Promise<Applied> {
-    const { waiting, refused } = await this.applyReceipts(tx, events);
+    const { waiting, refused, reconciled } = await this.receipts.apply(tx, events);
     const inbound = await this.inbound.apply(
       tx,
       events.filter((e) => e.event === 'messages.upsert'),
     );
-    return { waiting, counts: { refused, ...inbound } };
+    return { waiting, counts: { refused, reconciled, ...inbound } };
   }
 
   /** Applied events go; those waiting for their message are tried again a little later. */
@@ -293,6 +300,27 @@ export class GatewayEventProcessor extends BackgroundWorker {
   }
 
   /**
+   * The Cloud API's account events, each on its own (CloudAccountEvents), under the same rule
+   * as connection events: one that fails is tried again with back-off, then set aside.
+   */
+  private async applyAccountEvents(): Promise<number> {
+    const leased = await this.events.leaseAccountEvents(ACCOUNT_EVENTS, CONNECTION_LEASE_MS);
+    for (const event of leased) {
+      try {
+        await this.accountEvents.apply(event);
+      } catch (error) {
+        if (!(await this.retriedAfterFault([event], error))) {
+          await this.setAside(event, error);
+          this.metrics.countGatewayEventSetAside(event.event);
+        }
+        continue;
+      }
+      await this.events.delete([event.id]);
+    }
+    return leased.length;
+  }
+
+  /**
    * Events that fail are tried again with back-off (retriedAfterFault); the latest, which holds
    * the state, is set aside when they cannot be, and the others it stands for go.
    */
@@ -317,46 +345,6 @@ export class GatewayEventProcessor extends BackgroundWorker {
       }
     }
     await this.events.delete(events.filter((event) => event !== setAside).map((event) => event.id));
-  }
-
-  /** Applies the batch's receipts; answers the events whose message is not known yet, and the refusals. */
-  private async applyReceipts(
-    tx: Transaction,
-    batch: StoredGatewayEvent[],
-  ): Promise<{ waiting: Set<string>; refused: number }> {
-    const receipts: Array<{ event: StoredGatewayEvent; receipt: Receipt }> = [];
-    for (const event of batch.filter((e) => e.event === 'messages.update')) {
-      const found = receiptOf(eventData(event.payload));
-      if (found) {
-        receipts.push({
-          event,
-          receipt: {
-            companyId: event.companyId,
-            keyId: found.keyId,
-            rank: found.rank,
-            at: atOf(event),
-            code: found.code,
-          },
-        });
-      }
-    }
-    const { matched, refused } = await this.campaigns.applyReceipts(
-      tx,
-      receipts.map((r) => r.receipt),
-    );
-    if (refused.length > 0) {
-      await this.campaigns.refusalsReceived(
-        tx,
-        refused,
-        async (companyId) => (await this.settings.get(companyId)).effectiveReachOut,
-      );
-    }
-    const waiting = new Set(
-      receipts
-        .filter((r) => !matched.has(r.receipt.keyId) && r.event.attempts < EARLY_RECEIPT_ATTEMPTS)
-        .map((r) => r.event.id),
-    );
-    return { waiting, refused: refused.length };
   }
 
   /** close holds the instance's campaigns at once; open releases them; a logout pauses them. */

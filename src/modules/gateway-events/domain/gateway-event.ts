@@ -29,7 +29,7 @@ export function unauthorizedEvent(): UnauthorizedError {
   return new UnauthorizedError('GATEWAY_EVENTS.UNAUTHORIZED', 'Evento não autorizado');
 }
 
-type FieldErrors = Array<[field: string, message: string]>;
+export type FieldErrors = Array<[field: string, message: string]>;
 
 /** WhatsApp did not exist before 2009: an older date is no event of it. */
 const EARLIEST_EVENT_MS = Date.UTC(2009, 0, 1);
@@ -196,12 +196,12 @@ function isAbsent(value: unknown): value is null | undefined {
   return value === null || value === undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The text, or undefined when absent (null counts as absent); a wrong one is recorded. */
-function textAt(
+export function textAt(
   errors: FieldErrors,
   field: string,
   value: unknown,
@@ -228,7 +228,11 @@ function flagAt(errors: FieldErrors, field: string, value: unknown): void {
 }
 
 /** The object, or an empty one when absent or wrong (a wrong one is recorded). */
-function objectAt(errors: FieldErrors, field: string, value: unknown): Record<string, unknown> {
+export function objectAt(
+  errors: FieldErrors,
+  field: string,
+  value: unknown,
+): Record<string, unknown> {
   if (isAbsent(value)) {
     return {};
   }

@@ -3,6 +3,7 @@ import { DataSource, QueryFailedError } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { execute, queryMilliseconds, queryPrepared, queryRows } from '../../../database/query-rows';
 import { CONNECTION_COALESCE_MS } from '../domain/connection-events';
+import { CLOUD_ACCOUNT_EVENTS } from '../domain/meta-webhook';
 import {
   GatewayEventsRepository,
   IncomingGatewayEvent,
@@ -10,15 +11,22 @@ import {
   GATEWAY_EVENTS_CHANNEL,
 } from '../application/ports/gateway-events.repository';
 
+/** The account events as gateway_events_account_due_idx's predicate lists them. */
+const ACCOUNT_EVENT_LIST = CLOUD_ACCOUNT_EVENTS.map((event) => `'${event}'`).join(', ');
+
 const COLUMNS = `id, gateway_config_id AS "gatewayConfigId", company_id AS "companyId", event, payload,
   attempts, faults, received_at AS "receivedAt"`;
-/** Receipts and replies not set aside: the rows of gateway_events_company_due_idx. */
-const MESSAGES_PENDING = `failed_at IS NULL AND event <> 'connection.update'`;
+/**
+ * Receipts and replies not set aside: rows of gateway_events_company_due_idx (whose predicate
+ * the first two terms are), without the Cloud API's account events (leaseAccountEvents).
+ */
+const MESSAGES_PENDING = `failed_at IS NULL AND event <> 'connection.update'
+  AND event NOT IN (${ACCOUNT_EVENT_LIST})`;
 
 /** The statement of `store`; see there. */
 const STORE = `WITH live AS (
     SELECT id, company_id FROM gateway_configs
-     WHERE id = ANY($1::int[]) AND track_delivery FOR KEY SHARE),
+     WHERE id = ANY($1::int[]) AND (track_delivery OR provider = 'CLOUD_API') FOR KEY SHARE),
   stored AS (
     INSERT INTO gateway_events (gateway_config_id, company_id, event, payload)
     SELECT e.config, e.company, e.event, e.payload
@@ -151,6 +159,21 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
          ON CONFLICT (gateway_config_id) DO UPDATE SET applied_at = now())
        SELECT * FROM leased`,
       [configs, leaseMs, CONNECTION_COALESCE_MS],
+    );
+  }
+
+  async leaseAccountEvents(limit: number, leaseMs: number): Promise<StoredGatewayEvent[]> {
+    return queryRows<StoredGatewayEvent>(
+      this.dataSource,
+      `UPDATE gateway_events SET attempts = attempts + 1,
+              next_attempt_at = now() + make_interval(secs => $2::float / 1000)
+        WHERE id IN (
+          SELECT id FROM gateway_events
+           WHERE failed_at IS NULL AND event IN (${ACCOUNT_EVENT_LIST}) AND next_attempt_at <= now()
+           ORDER BY next_attempt_at, id LIMIT $1
+             FOR UPDATE SKIP LOCKED)
+        RETURNING ${COLUMNS}`,
+      [limit, leaseMs],
     );
   }
 

@@ -4,7 +4,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiQuery,
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
@@ -48,11 +47,12 @@ export class GatewayConfigsController {
 
   @Post()
   @ApiOperation({
-    summary: 'Salva um gateway (Evolution API v2)',
+    summary: 'Salva um gateway (Evolution API v2 ou a API oficial do WhatsApp, provider CLOUD_API)',
     description:
-      'A chave de API é guardada criptografada e nunca é devolvida. A URL deve ser http(s) e não pode ' +
+      'A chave de API (o token de acesso e o segredo do app em CLOUD_API) é guardada criptografada e nunca é devolvida. A URL deve ser http(s) e não pode ' +
       'apontar para endereços link-local ou de metadados de nuvem (nem para redes privadas com ' +
-      'OUTBOUND_DENY_PRIVATE=true): 400.',
+      'OUTBOUND_DENY_PRIVATE=true): 400. Em CLOUD_API, o número é consultado na Graph API antes de salvar ' +
+      '(token recusado ou número desconhecido: 400) e a resposta traz webhookUrl e webhookVerifyToken para o painel da Meta.',
   })
   @ApiCreatedResponse({ type: GatewayConfigResponse })
   async create(
@@ -161,7 +161,6 @@ export class GatewayConfigsController {
       'A lista guardada da última leitura na Meta; lida na Meta agora com refresh=true ou quando ainda não há nenhuma. ' +
       'Criar e editar modelos continua nas ferramentas da Meta. 400 para uma configuração EVOLUTION.',
   })
-  @ApiQuery({ name: 'refresh', required: false, type: Boolean })
   @ApiOkResponse({ type: GatewayTemplateResponse, isArray: true })
   @ApiErrors(404)
   async listTemplates(

@@ -260,7 +260,11 @@ export class UpdateGatewayConfigDto extends CloudApiFieldsDto {
 
 /** GET /api/gateway-configs/{id}/templates */
 export class TemplatesQueryDto {
-  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'true: lê a Meta agora' })
+  @ApiPropertyOptional({
+    type: String,
+    enum: ['true', 'false'],
+    description: 'true: lê a Meta agora',
+  })
   @IsOmittable()
   @IsIn(['true', 'false'], { message: 'deve ser true ou false' })
   refresh?: 'true' | 'false';

@@ -1,6 +1,6 @@
 import { DomainError, InvalidInputError } from '../../../common/errors/domain-error';
 import type { ResourceKind } from '../../../common/tenancy/owned-resource';
-import type { GatewayError } from './messaging-gateway';
+import { NotOfferedByProviderError, type GatewayError } from './messaging-gateway';
 
 export const GATEWAY_CONFIG: ResourceKind = {
   code: 'GATEWAY_CONFIG',
@@ -25,13 +25,15 @@ export class GatewayConfigKeyUnreadableError extends InvalidInputError {
 
 /**
  * A gateway failure as the HTTP edge reports it: 400 when the saved configuration is wrong
- * (key, instance, target, account) or the gateway refused the request as asked (rejected: also
- * a Cloud API number asked for what only Evolution API has; asking again will not help), 503
- * when the gateway itself is failing or unreachable (the request may work later; the error
- * kinds offer no 502).
+ * (key, instance, target, account) or asks a provider for what it does not have (a Cloud API
+ * number for what only Evolution API has), 503 when the gateway itself is failing or
+ * unreachable (the request may work later; the error kinds offer no 502).
  */
 export function gatewayFailure(error: GatewayError): DomainError {
   const code = `GATEWAY.${error.kind.toUpperCase()}`;
+  if (error instanceof NotOfferedByProviderError) {
+    return new InvalidInputError(code, error.message);
+  }
   switch (error.kind) {
     case 'bad_credentials':
       return new InvalidInputError(
@@ -42,8 +44,8 @@ export function gatewayFailure(error: GatewayError): DomainError {
     case 'target_refused':
     case 'refused_number':
     case 'account_blocked':
-    case 'rejected':
       return new InvalidInputError(code, error.message);
+    case 'rejected':
     case 'throttled':
     case 'undeliverable':
     case 'reengagement_required':

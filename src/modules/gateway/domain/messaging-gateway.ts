@@ -158,6 +158,18 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * A call the target's provider does not have (a Cloud API number asked for Evolution API's
+ * webhook, contacts, chats, groups…): rejected, nothing was sent, and asking again will not
+ * help, so the HTTP edge answers it with a 400 that names it.
+ */
+export class NotOfferedByProviderError extends GatewayError {
+  constructor(message: string) {
+    super('rejected', message);
+    this.name = 'NotOfferedByProviderError';
+  }
+}
+
 /** What each failure proves, as the outcome classes the metrics count (metric-labels.ts). */
 const OUTCOME_OF_KIND: Record<GatewayErrorKind, GatewayOutcome> = {
   refused_number: 'refused',

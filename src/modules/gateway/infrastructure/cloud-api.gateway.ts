@@ -9,6 +9,7 @@ import {
   InstanceConnectionState,
   InstanceWebhook,
   MessagingGateway,
+  NotOfferedByProviderError,
   OutgoingMessage,
   SendOptions,
   SentMessage,
@@ -19,8 +20,7 @@ import { GraphApiClient } from './cloud-api.client';
 import { buildCloudSendRequest, toCloudSentMessage } from './cloud-api.payloads';
 
 function evolutionOnly(what: string): GatewayError {
-  return new GatewayError(
-    'rejected',
+  return new NotOfferedByProviderError(
     `${what} existe só no Evolution API; a API oficial do WhatsApp (Cloud API) não tem`,
   );
 }
@@ -39,14 +39,15 @@ export class CloudApiGateway extends MessagingGateway {
     super();
   }
 
-  send(
+  /** A message Meta cannot carry (a poll, base64 media) is rejected before any call. */
+  async send(
     target: CloudApiTarget,
     to: string,
     message: OutgoingMessage,
     options: SendOptions = {},
   ): Promise<SentMessage> {
     const { operation, body } = buildCloudSendRequest(to, message, options);
-    return this.graph.call(
+    return await this.graph.call(
       target,
       {
         operation,

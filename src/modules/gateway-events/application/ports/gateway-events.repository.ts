@@ -1,11 +1,12 @@
 import type { TrackedEvent } from '../../domain/gateway-event';
+import type { CloudAccountEvent } from '../../domain/meta-webhook';
 import type { Transaction } from '../../../../common/persistence/transaction';
 
 /** An event to store; its payload is `{data, at}` (at: the gateway's time, ISO 8601). */
 export interface IncomingGatewayEvent {
   gatewayConfigId: number;
   companyId: number;
-  event: TrackedEvent;
+  event: TrackedEvent | CloudAccountEvent;
   payload: Record<string, unknown>;
 }
 
@@ -63,6 +64,12 @@ export abstract class GatewayEventsRepository {
    * configuration's window opens: its next connection events wait until it ends.
    */
   abstract leaseConnections(configs: number, leaseMs: number): Promise<StoredGatewayEvent[]>;
+  /**
+   * Up to `limit` due Cloud API account events (template statuses, number quality), leased for
+   * `leaseMs`: applied one at a time, apart from the receipts' batches, since they pause
+   * campaigns in transactions of their own.
+   */
+  abstract leaseAccountEvents(limit: number, leaseMs: number): Promise<StoredGatewayEvent[]>;
   abstract delete(ids: string[], tx?: Transaction): Promise<void>;
   abstract retryLater(tx: Transaction, ids: string[], delayMs: number): Promise<void>;
   /**
