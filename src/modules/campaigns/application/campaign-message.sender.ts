@@ -32,6 +32,8 @@ import { GatewayMediaPreparer } from './gateway-media.preparer';
 interface PreparedSend {
   target: GatewayTarget;
   messages: OutgoingMessage[];
+  /** False for a free-form message on the Cloud API to a person silent for 24 hours. */
+  windowOpen: boolean;
 }
 
 /**
@@ -69,7 +71,7 @@ export class CampaignMessageSender {
     if (isBlankMessage(first)) {
       return blankMessageOutcome();
     }
-    if (!(await this.windowAllows(prepared, campaign, contact))) {
+    if (!prepared.windowOpen) {
       return outsideWindowOutcome();
     }
     const options = sendOptionsFor(prepared.target, contact);
@@ -92,11 +94,11 @@ export class CampaignMessageSender {
    * wrote to the number in the last 24 hours; a template goes to anyone. Evolution has none.
    */
   private async windowAllows(
-    prepared: PreparedSend,
+    { target, messages }: Omit<PreparedSend, 'windowOpen'>,
     campaign: DispatchCampaign,
     contact: ContactToSend,
   ): Promise<boolean> {
-    if (prepared.target.provider !== 'CLOUD_API' || prepared.messages[0]?.kind === 'template') {
+    if (target.provider !== 'CLOUD_API' || messages[0]?.kind === 'template') {
       return true;
     }
     return this.window.isOpen(campaign.gatewayConfigId, contact.phoneNumber);
@@ -118,7 +120,9 @@ export class CampaignMessageSender {
     );
     const messages = await Promise.all(rendered.map((message) => this.media.prepare(message)));
     const target = await this.targets.targetFor(campaign.companyId, campaign.gatewayConfigId);
-    return { target, messages };
+    // Read before the call like the rest: a failure to read it is ours, not the contact's.
+    const windowOpen = await this.windowAllows({ target, messages }, campaign, contact);
+    return { target, messages, windowOpen };
   }
 
   private notPrepared(
