@@ -100,7 +100,9 @@ export type MessageOutcome = 'sent' | 'failed' | 'uncertain';
  * - failed: refused_number, rejected (the gateway's validation), retries_exhausted (3 attempts
  *   that proved nothing went out), blocked (blocked after creation), blank_message (variables
  *   without values), unknown_outcome (never found by reconciliation), not_delivered (WhatsApp
- *   refused it after the gateway accepted it: an ERROR receipt; the message counted sent before);
+ *   refused it after the gateway accepted it: an ERROR receipt; the message counted sent before),
+ *   undeliverable, reengagement_required, marketing_limit (Meta's answers on the Cloud API),
+ *   outside_window (a free-form Cloud API message to a person silent for 24 h: no call made);
  * - uncertain: gateway (an answer that proves nothing), unexpected_error (thrown during the
  *   send), interrupted (a worker stopped between marking the contact and its answer).
  */
@@ -114,6 +116,10 @@ export type MessageReason =
   | 'blank_message'
   | 'unknown_outcome'
   | 'not_delivered'
+  | 'undeliverable'
+  | 'reengagement_required'
+  | 'marketing_limit'
+  | 'outside_window'
   | 'unexpected_error'
   | 'interrupted';
 

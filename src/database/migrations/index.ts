@@ -32,6 +32,7 @@ import { ContactFilterIndexes1763996000000 } from './1763996000000-ContactFilter
 import { CloudApiProvider1763997000000 } from './1763997000000-CloudApiProvider';
 import { TemplateCampaigns1763997500000 } from './1763997500000-TemplateCampaigns';
 import { CloudAccountEvents1763998000000 } from './1763998000000-CloudAccountEvents';
+import { CloudApiOutcomes1763999000000 } from './1763999000000-CloudApiOutcomes';
 import { CloudApiCosts1763999500000 } from './1763999500000-CloudApiCosts';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
@@ -70,5 +71,6 @@ export const MIGRATIONS = [
   CloudApiProvider1763997000000,
   TemplateCampaigns1763997500000,
   CloudAccountEvents1763998000000,
+  CloudApiOutcomes1763999000000,
   CloudApiCosts1763999500000,
 ];

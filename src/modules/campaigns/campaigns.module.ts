@@ -32,6 +32,7 @@ import { CampaignDeliveryEvents } from './application/campaign-delivery-events';
 import { CampaignLifecycle } from './application/campaign-lifecycle';
 import { CampaignRuns } from './application/campaign-runs.service';
 import { CampaignMediaCheck } from './application/campaign-media.check';
+import { CampaignTemplateCheck } from './application/campaign-template.check';
 import { CampaignsService } from './application/campaigns.service';
 import { ContactVariablesProvider } from './application/contact-variables.provider';
 import { DispatchWorker } from './application/dispatch-worker';
@@ -44,6 +45,7 @@ import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
 import { CampaignsRepository } from './infrastructure/campaigns.repository';
 import { ReachOutRepository } from './infrastructure/reach-out.repository';
+import { CustomerServiceWindowRepository } from './infrastructure/customer-service-window.repository';
 import { DeliveryReceiptsRepository } from './infrastructure/delivery-receipts.repository';
 import { DispatchClaimRepository } from './infrastructure/dispatch-claim.repository';
 import { SenderPoolsRepository } from './infrastructure/sender-pools.repository';
@@ -98,9 +100,11 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     SendOutcomeRecorder,
     CampaignEngineTransitions,
     GatewayMediaPreparer,
+    CampaignTemplateCheck,
     CampaignMediaCheck,
     CampaignDeliveryEvents,
     DeliveryReceiptsRepository,
+    CustomerServiceWindowRepository,
     ReachOutRepository,
     DispatchWorker,
     SenderPoolsWorker,
@@ -124,6 +128,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignRuns,
     CampaignGatewayCheck,
     CampaignMediaCheck,
+    CampaignTemplateCheck,
     GatewayMediaPreparer,
     CampaignDeliveryEvents,
   ],

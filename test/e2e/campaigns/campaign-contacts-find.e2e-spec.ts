@@ -170,7 +170,7 @@ describe('finding a campaign’s contacts', () => {
     [
       'failureKind=nope',
       'failureKind',
-      'deve ser um de: refused_number, rejected, retries_exhausted, blocked, blank_message, not_delivered, unknown_outcome, unrecorded',
+      'deve ser um de: refused_number, rejected, retries_exhausted, blocked, blank_message, not_delivered, unknown_outcome, unrecorded, undeliverable, reengagement_required, marketing_limit, outside_window',
     ],
     [
       `search=${'a'.repeat(101)}`,

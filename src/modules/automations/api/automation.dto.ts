@@ -25,6 +25,7 @@ import {
   PollDataDto,
 } from '../../campaigns/api/create-campaign.dto';
 import { MAX_POOL_SENDERS } from '../../campaigns/domain/sender-pool';
+import { CampaignTemplateDto } from '../../campaigns/api/campaign-template.dto';
 import { SCHEDULE_TYPES, ScheduleType } from '../domain/automation-schedule';
 import {
   DEDUP_STRATEGIES,
@@ -153,6 +154,17 @@ export class MessageConfigDto {
   @ValidateNested()
   @Type(() => PollDataDto)
   pollData?: PollDataDto;
+
+  @ApiPropertyOptional({
+    type: CampaignTemplateDto,
+    description:
+      'Só numa configuração da API oficial (CLOUD_API), com type TEXT e sem message: o modelo aprovado enviado, seus parâmetros preenchidos por registro',
+  })
+  @IsOptional()
+  @IsObject({ message: 'deve ser um objeto' })
+  @ValidateNested()
+  @Type(() => CampaignTemplateDto)
+  template?: CampaignTemplateDto;
 }
 
 /**

@@ -11,7 +11,7 @@ import {
 import { SCHEDULE_TYPES } from '../domain/automation-schedule';
 import type { AutomationRunRow } from '../domain/automation-run';
 import { ApiNullableObject } from '../../../common/http/api-nullable.decorator';
-import { PollDataResponse } from '../../campaigns/api/campaign.response';
+import { CampaignTemplateResponse, PollDataResponse } from '../../campaigns/api/campaign.response';
 
 /**
  * The schedule as it was stored: the fields of its type, and any other field the caller sent
@@ -51,6 +51,8 @@ export class MessageConfigResponse {
   @ApiProperty({ nullable: true, type: String }) fileName!: string | null;
   @ApiProperty({ nullable: true, type: String }) caption!: string | null;
   @ApiNullableObject(PollDataResponse) pollData!: PollDataResponse | null;
+  /** Only on a Cloud API configuration: the approved template sent instead of the message. */
+  @ApiNullableObject(CampaignTemplateResponse) template!: CampaignTemplateResponse | null;
 }
 
 /** Dates are local to APP_TIMEZONE, `YYYY-MM-DDTHH:mm:ss` (docs/API-RULES.md §1). */
@@ -109,7 +111,10 @@ export function toAutomationResponse(automation: Automation, timezone: string): 
     createdAt: local(automation.createdAt) as string,
     updatedAt: local(automation.updatedAt) as string,
     filters: automation.filters.map((f) => ({ ...f })),
-    messageConfig: { ...automation.messageConfig },
+    messageConfig: {
+      ...automation.messageConfig,
+      template: automation.messageConfig.template ?? null,
+    },
   };
 }
 

@@ -173,6 +173,14 @@ function messageOf(m: MessageConfigDto): AutomationMessage {
     fileName: m.fileName ?? null,
     caption: m.caption ?? null,
     pollData: pollDefinitionOf(m.pollData),
+    template: m.template
+      ? {
+          name: m.template.name.trim(),
+          language: m.template.language,
+          bodyParameters: m.template.bodyParameters ?? [],
+          headerMedia: m.template.headerMedia ?? null,
+        }
+      : null,
   };
 }
 

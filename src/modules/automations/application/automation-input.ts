@@ -84,6 +84,17 @@ function filterProblems(
 }
 
 function messageProblems(message: AutomationMessage): FieldErrors {
+  if (message.template) {
+    // The approved template is the whole message (CampaignTemplateCheck checks it on the account).
+    return message.type !== 'TEXT' || message.message?.trim()
+      ? [
+          [
+            'messageConfig.template',
+            'vai com type TEXT e sem message (o modelo aprovado é a mensagem)',
+          ],
+        ]
+      : [];
+  }
   switch (message.type) {
     case 'TEXT':
       return message.message?.trim() ? [] : [['messageConfig.message', 'é obrigatória para TEXT']];

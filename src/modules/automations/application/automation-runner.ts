@@ -175,6 +175,7 @@ function campaignFor(automation: Automation, gateway: GatewayConfigSummary): New
     isDraft: false,
     scheduledFor: null,
     ...contentOf(message),
+    template: message.template ?? null,
     gateway,
     databaseConfigId: automation.databaseConfigId,
     minInterval: automation.intervalMinSeconds,

@@ -15,6 +15,7 @@ import { GatewayConfigsService } from '../../gateway/application/gateway-configs
 import { GatewayError, MessagingGateway } from '../../gateway/domain/messaging-gateway';
 import { Automation, AutomationChanges, AutomationSettings } from '../domain/automation.entity';
 import { CampaignRuns } from '../../campaigns/application/campaign-runs.service';
+import { CampaignTemplateCheck } from '../../campaigns/application/campaign-template.check';
 import { CampaignGatewayCheck } from '../../campaigns/application/campaign-gateway-check';
 import { RecipientSelection } from '../infrastructure/recipient-selection.repository';
 import type { AutomationRunRow } from '../domain/automation-run';
@@ -46,6 +47,7 @@ export class AutomationsService {
     private readonly databases: AutomationDatabases,
     private readonly gatewayConfigs: GatewayConfigsService,
     private readonly gatewayCheck: CampaignGatewayCheck,
+    private readonly templateCheck: CampaignTemplateCheck,
     private readonly gateway: MessagingGateway,
     private readonly settings: CompanySettingsService,
     private readonly runner: AutomationRunner,
@@ -184,6 +186,18 @@ export class AutomationsService {
     }
   }
 
+  /** A template only on the official API, as its account has it; no poll there (400 naming the field). */
+  private async assertContentFits(companyId: number, settings: AutomationSettings): Promise<void> {
+    const message = settings.messageConfig;
+    await this.templateCheck.assertFits(
+      companyId,
+      settings.gatewayConfigIds ?? [settings.gatewayConfigId],
+      { template: message.template, pollData: message.type === 'POLL' ? message.pollData : null },
+      true,
+      'messageConfig.',
+    );
+  }
+
   private async checked(
     companyId: number,
     settings: AutomationSettings,
@@ -202,6 +216,7 @@ export class AutomationsService {
     if (errors.length > 0) {
       throw new ValidationFailedError(errors);
     }
+    await this.assertContentFits(companyId, settings);
     if (
       settings.messageConfig.type === 'POLL' &&
       !(await this.settings.get(companyId)).pollCampaignsEnabled
@@ -262,6 +277,7 @@ function campaignContent(automation: Automation): Parameters<typeof messagesForC
     fileName: m.fileName,
     caption: isAudio ? null : m.caption,
     pollData: m.pollData,
+    template: m.template ?? null,
   };
 }
 

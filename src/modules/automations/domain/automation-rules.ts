@@ -34,6 +34,19 @@ export interface AutomationMessage {
   fileName: string | null;
   caption: string | null;
   pollData: { name: string; options: string[]; selectableCount: number } | null;
+  /**
+   * On a Cloud API configuration, the approved template sent instead of the message (its
+   * parameters rendered per record); absent or null otherwise.
+   */
+  template?: AutomationTemplate | null;
+}
+
+/** An approved Cloud API template and its parameters (the campaigns' CampaignTemplate). */
+export interface AutomationTemplate {
+  name: string;
+  language: string;
+  bodyParameters: string[];
+  headerMedia: { mediaType: 'image' | 'video' | 'document'; url: string } | null;
 }
 
 /** `value` of a filter that means "the run's date in the schedule's zone". */

@@ -18,6 +18,16 @@ export class FailedByKindResponse implements Record<ContactFailureKind, number> 
   @ApiProperty({ description: 'Resultado desconhecido (a mensagem pode ter saído)' })
   unknown_outcome!: number;
   @ApiProperty({ description: 'Falhas anteriores ao registro do motivo' }) unrecorded!: number;
+  @ApiProperty({ description: 'API oficial: a Meta não conseguiu entregar à pessoa (131026)' })
+  undeliverable!: number;
+  @ApiProperty({ description: 'API oficial: a Meta recusou, fora da janela de 24 h (131047)' })
+  reengagement_required!: number;
+  @ApiProperty({ description: 'API oficial: limite de marketing da pessoa atingido (131049)' })
+  marketing_limit!: number;
+  @ApiProperty({
+    description: 'API oficial: mensagem livre a quem não escreveu em 24 h (sem chamada à Meta)',
+  })
+  outside_window!: number;
 }
 
 export class BillableMessagesResponse implements BillableMessages {

@@ -27,6 +27,20 @@ export class PollDataResponse {
   @ApiProperty() selectableCount!: number;
 }
 
+export class TemplateHeaderMediaResponse {
+  @ApiProperty({ enum: ['image', 'video', 'document'] }) mediaType!: string;
+  @ApiProperty() url!: string;
+}
+
+/** A Cloud API campaign's approved template, its parameters as written (rendered per contact). */
+export class CampaignTemplateResponse {
+  @ApiProperty({ example: 'oferta_black_friday' }) name!: string;
+  @ApiProperty({ example: 'pt_BR' }) language!: string;
+  @ApiProperty({ type: [String], example: ['{PrimeiroNome}', 'texto fixo'] })
+  bodyParameters!: string[];
+  @ApiNullableObject(TemplateHeaderMediaResponse) headerMedia!: TemplateHeaderMediaResponse | null;
+}
+
 /** Dates are local to APP_TIMEZONE, `YYYY-MM-DDTHH:mm:ss` (docs/API-RULES.md §1). */
 export class CampaignResponse {
   @ApiProperty({ example: 41 }) id!: number;
@@ -104,6 +118,8 @@ export class CampaignResponse {
   @ApiProperty({ nullable: true, type: String }) notificationPhone!: string | null;
   @ApiProperty({ description: 'Envia primeiro aos contatos quentes' }) warmFirst!: boolean;
   @ApiNullableObject(PollDataResponse) pollData!: PollDataResponse | null;
+  /** Only on a Cloud API configuration: the template sent instead of a message. */
+  @ApiNullableObject(CampaignTemplateResponse) template!: CampaignTemplateResponse | null;
   @ApiProperty({
     type: GatewayConfigRef,
     description: 'A configuração por onde envia; num pool, a primeira (veja senders)',
@@ -208,6 +224,7 @@ export function toCampaignResponse(
     notificationPhone: campaign.notificationPhone,
     warmFirst: campaign.warmFirst,
     pollData: campaign.pollData,
+    template: campaign.template,
     gatewayConfig: {
       id: gatewayConfig.id,
       name: gatewayConfig.name,

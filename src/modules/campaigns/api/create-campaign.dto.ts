@@ -22,6 +22,7 @@ import {
   ValidationArguments,
 } from 'class-validator';
 
+import { CampaignTemplateDto } from './campaign-template.dto';
 import { SendingWindowDto } from '../../../common/time/sending-window.dto';
 import { MAX_POOL_SENDERS } from '../domain/sender-pool';
 
@@ -255,6 +256,17 @@ export class CreateCampaignDto {
   @ValidateNested()
   @Type(() => PollDataDto)
   pollData?: PollDataDto;
+
+  @ApiPropertyOptional({
+    type: CampaignTemplateDto,
+    description:
+      'Só numa configuração da API oficial (CLOUD_API): o modelo aprovado enviado no lugar de message, mídia e enquete. O modelo deve existir na conta, APPROVED, com o número de parâmetros do corpo e a mídia do cabeçalho que ele pede.',
+  })
+  @IsOptional()
+  @IsObject({ message: 'deve ser um objeto' })
+  @ValidateNested()
+  @Type(() => CampaignTemplateDto)
+  template?: CampaignTemplateDto;
 
   @ApiPropertyOptional({
     example: '2026-12-01T09:00:00',

@@ -1,6 +1,6 @@
 import type { Campaign } from '../domain/campaign.entity';
 import type { CreateCampaignCommand } from './campaigns.service';
-import type { FieldErrors } from './campaign-input';
+import { type FieldErrors, templateInputOf } from './campaign-input';
 
 /**
  * An edit of a campaign not sent yet (docs/API-RULES.md, "Drafts: edit and launch"): creation's
@@ -59,6 +59,7 @@ export function storedInputOf(
     fileName: campaign.fileName ?? undefined,
     caption: campaign.caption ?? undefined,
     pollData: campaign.pollData ?? undefined,
+    template: templateInputOf(campaign.template),
     intervalMinSeconds: campaign.minInterval,
     intervalMaxSeconds: campaign.maxInterval,
     notificationPhone: campaign.notificationPhone ?? undefined,

@@ -107,7 +107,9 @@ export class CampaignDraftsService {
       now,
     });
     const gatewayGiven = GATEWAY_FIELDS.some((field) => patch[field] !== undefined);
-    const senders = gatewayGiven ? await this.sendersFor(owned.companyId, input) : null;
+    const senders = gatewayGiven
+      ? await this.sendersFor(owned.companyId, input)
+      : await this.keptSenders(owned, patch, input);
     const definition = newCampaignOf(
       owned.companyId,
       input,
@@ -203,6 +205,26 @@ export class CampaignDraftsService {
       }
       throw error;
     }
+  }
+
+  /**
+   * An edit that keeps the numbers: null, what it sends checked against them when the edit
+   * changes it (a template, a poll).
+   */
+  private async keptSenders(
+    owned: Campaign,
+    patch: UpdateCampaignCommand,
+    input: CreateCampaignCommand,
+  ): Promise<null> {
+    if (patch.template !== undefined || patch.pollData !== undefined) {
+      const configIds = (await this.poolConfigIdsOf(owned)) ?? [owned.gatewayConfigId];
+      await this.creation.assertContentFits(
+        owned.companyId,
+        configIds.map((id) => ({ id })),
+        input,
+      );
+    }
+    return null;
   }
 
   /**

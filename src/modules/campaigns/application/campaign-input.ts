@@ -5,6 +5,7 @@ import type { CampaignMediaType, PollDefinition } from '../domain/campaign.entit
 import type { CampaignType } from '../domain/campaign-status';
 import { detectMediaType, isDataUri } from '../domain/media-kind';
 import { templateFieldProblems } from '../domain/message-variants';
+import type { CampaignTemplate } from '../domain/campaign-template';
 
 export const DEFAULT_MIN_INTERVAL_SECONDS = 5;
 export const DEFAULT_MAX_INTERVAL_SECONDS = 12;
@@ -21,6 +22,8 @@ export interface CampaignInput {
   fileName?: string;
   caption?: string;
   pollData?: PollDefinition;
+  /** A Cloud API template instead of a message (checked against the account by CampaignTemplateCheck). */
+  template?: TemplateInput;
   scheduledFor?: string;
   intervalMinSeconds?: number;
   intervalMaxSeconds?: number;
@@ -34,6 +37,32 @@ export interface CampaignInput {
   sendingWindow?: SendingWindow;
   longPauseEvery?: number;
   longPauseSeconds?: number[];
+}
+
+/** A template as a person writes it: its parameters and header media optional. */
+export interface TemplateInput {
+  name: string;
+  language: string;
+  bodyParameters?: string[];
+  headerMedia?: { mediaType: 'image' | 'video' | 'document'; url: string } | null;
+}
+
+/** The template as stored (campaigns.template), every part present. */
+export function storedTemplateOf(input: TemplateInput | undefined): CampaignTemplate | null {
+  if (!input) {
+    return null;
+  }
+  return {
+    name: input.name.trim(),
+    language: input.language,
+    bodyParameters: input.bodyParameters ?? [],
+    headerMedia: input.headerMedia ?? null,
+  };
+}
+
+/** A stored template as the input that would make it (an edit or a launch starts from it). */
+export function templateInputOf(template: CampaignTemplate | null): TemplateInput | undefined {
+  return template ? { ...template, headerMedia: template.headerMedia ?? undefined } : undefined;
 }
 
 /** Every `every` messages sent, a pause drawn in [minSeconds, maxSeconds]. */
@@ -66,9 +95,10 @@ export function checkCampaignInput(
 ): { value: CheckedCampaignInput; errors: FieldErrors } {
   const errors: FieldErrors = [];
   const type: CampaignType = input.pollData ? 'POLL' : input.mediaUrl ? 'MEDIA' : 'TEXT';
-  if (!input.pollData && !input.isDraft && !input.message?.trim()) {
-    errors.push(['message', 'é obrigatória (exceto para enquetes e rascunhos)']);
+  if (!input.pollData && !input.template && !input.isDraft && !input.message?.trim()) {
+    errors.push(['message', 'é obrigatória (exceto para enquetes, modelos e rascunhos)']);
   }
+  errors.push(...templateAloneProblems(input));
   if (input.pollData && input.mediaUrl) {
     errors.push(['mediaUrl', 'não pode ser usada junto com uma enquete']);
   }
@@ -107,6 +137,19 @@ export function checkCampaignInput(
     },
     errors,
   };
+}
+
+/** A template is the whole message: nothing else of a message goes with it. */
+function templateAloneProblems(input: CampaignInput): FieldErrors {
+  if (!input.template) {
+    return [];
+  }
+  return (['message', 'mediaUrl', 'pollData'] as const)
+    .filter((field) => input[field] !== undefined && input[field] !== null)
+    .map((field) => [
+      field,
+      'não pode ser usado junto com template (o modelo aprovado é a mensagem; a mídia do cabeçalho vai em template.headerMedia)',
+    ]);
 }
 
 function checkLongPause(input: CampaignInput, errors: FieldErrors): LongPause | null {

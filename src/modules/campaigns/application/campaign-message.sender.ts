@@ -5,6 +5,7 @@ import {
   GatewayTarget,
   MessagingGateway,
   OutgoingMessage,
+  SendOptions,
 } from '../../gateway/domain/messaging-gateway';
 import {
   isBlankMessage,
@@ -17,10 +18,12 @@ import {
   blockedNumberOutcome,
   classify,
   internalOutcome,
+  outsideWindowOutcome,
   SendOutcome,
   unexpectedErrorOutcome,
 } from '../domain/send-outcome';
 import type { ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
+import { CustomerServiceWindowRepository } from '../infrastructure/customer-service-window.repository';
 import { CampaignGatewayTargets } from './campaign-gateway-targets';
 import { ContactVariablesProvider } from './contact-variables.provider';
 import { GatewayMediaPreparer } from './gateway-media.preparer';
@@ -29,6 +32,8 @@ import { GatewayMediaPreparer } from './gateway-media.preparer';
 interface PreparedSend {
   target: GatewayTarget;
   messages: OutgoingMessage[];
+  /** False for a free-form message on the Cloud API to a person silent for 24 hours. */
+  windowOpen: boolean;
 }
 
 /**
@@ -44,6 +49,7 @@ export class CampaignMessageSender {
     private readonly targets: CampaignGatewayTargets,
     private readonly variables: ContactVariablesProvider,
     private readonly media: GatewayMediaPreparer,
+    private readonly window: CustomerServiceWindowRepository,
   ) {}
 
   /**
@@ -65,9 +71,13 @@ export class CampaignMessageSender {
     if (isBlankMessage(first)) {
       return blankMessageOutcome();
     }
+    if (!prepared.windowOpen) {
+      return outsideWindowOutcome();
+    }
+    const options = sendOptionsFor(prepared.target, contact);
     try {
-      const sent = await this.gateway.send(prepared.target, contact.phoneNumber, first);
-      await this.sendFollowUps(prepared.target, contact, rest, campaign.id);
+      const sent = await this.gateway.send(prepared.target, contact.phoneNumber, first, options);
+      await this.sendFollowUps(prepared, contact, rest, campaign.id);
       return { kind: 'sent', messageId: sent.messageId, text: sentTextOf(prepared.messages) };
     } catch (error) {
       if (!(error instanceof GatewayError)) {
@@ -77,6 +87,21 @@ export class CampaignMessageSender {
       }
       return classify(error, contact.attempts, first);
     }
+  }
+
+  /**
+   * The Cloud API's customer-service window: a free-form message goes only to a person who
+   * wrote to the number in the last 24 hours; a template goes to anyone. Evolution has none.
+   */
+  private async windowAllows(
+    { target, messages }: Omit<PreparedSend, 'windowOpen'>,
+    campaign: DispatchCampaign,
+    contact: ContactToSend,
+  ): Promise<boolean> {
+    if (target.provider !== 'CLOUD_API' || messages[0]?.kind === 'template') {
+      return true;
+    }
+    return this.window.isOpen(campaign.gatewayConfigId, contact.phoneNumber);
   }
 
   private async prepare(campaign: DispatchCampaign, contact: ContactToSend): Promise<PreparedSend> {
@@ -95,7 +120,9 @@ export class CampaignMessageSender {
     );
     const messages = await Promise.all(rendered.map((message) => this.media.prepare(message)));
     const target = await this.targets.targetFor(campaign.companyId, campaign.gatewayConfigId);
-    return { target, messages };
+    // Read before the call like the rest: a failure to read it is ours, not the contact's.
+    const windowOpen = await this.windowAllows({ target, messages }, campaign, contact);
+    return { target, messages, windowOpen };
   }
 
   private notPrepared(
@@ -112,7 +139,7 @@ export class CampaignMessageSender {
 
   /** The text after a voice note: the contact already got the main message, so a failure here is only logged. */
   private async sendFollowUps(
-    target: GatewayTarget,
+    { target }: PreparedSend,
     contact: ContactToSend,
     messages: OutgoingMessage[],
     campaignId: number,
@@ -122,7 +149,12 @@ export class CampaignMessageSender {
         continue;
       }
       try {
-        await this.gateway.send(target, contact.phoneNumber, message);
+        await this.gateway.send(
+          target,
+          contact.phoneNumber,
+          message,
+          sendOptionsFor(target, contact),
+        );
       } catch (error) {
         this.logger.warn(
           {
@@ -135,4 +167,12 @@ export class CampaignMessageSender {
       }
     }
   }
+}
+
+/**
+ * A Cloud API send carries the campaign contact's id as Meta's biz_opaque_callback_data, which
+ * Meta echoes in the message's status webhooks: how a send whose answer was lost is reconciled.
+ */
+function sendOptionsFor(target: GatewayTarget, contact: ContactToSend): SendOptions | undefined {
+  return target.provider === 'CLOUD_API' ? { callbackData: contact.id } : undefined;
 }

@@ -27,8 +27,10 @@ import {
   FieldErrors,
   NO_VALID_CONTACT,
   prepareContacts,
+  storedTemplateOf,
 } from './campaign-input';
 import { CampaignMediaCheck } from './campaign-media.check';
+import { CampaignTemplateCheck } from './campaign-template.check';
 import { CampaignPools } from './campaign-pools';
 import { isPool } from '../domain/sender-pool';
 import type { CampaignAction } from '../domain/campaign-status';
@@ -60,6 +62,7 @@ export class CampaignsService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly pools: CampaignPools,
+    private readonly templateCheck: CampaignTemplateCheck,
   ) {}
 
   async create(session: CompanySession, command: CreateCampaignCommand): Promise<Campaign> {
@@ -148,17 +151,36 @@ export class CampaignsService {
     return company;
   }
 
-  /** The configurations it sends through: a pool's, in order, or the one of a single sender. */
+  /**
+   * The configurations it sends through: a pool's, in order, or the one of a single sender;
+   * what it sends checked against them (CampaignTemplateCheck).
+   */
   async sendersFor(companyId: number, input: CampaignInput): Promise<GatewayConfigSummary[]> {
-    if (input.gatewayConfigIds) {
-      const pool = await this.gatewayCheck.resolvePool(
-        companyId,
-        input.gatewayConfigIds,
-        input.isDraft ?? false,
-      );
-      return pool.map((sender) => sender.config);
-    }
-    return [(await this.gatewayCheck.resolve(companyId, input)).config];
+    const senders = input.gatewayConfigIds
+      ? (
+          await this.gatewayCheck.resolvePool(
+            companyId,
+            input.gatewayConfigIds,
+            input.isDraft ?? false,
+          )
+        ).map((sender) => sender.config)
+      : [(await this.gatewayCheck.resolve(companyId, input)).config];
+    await this.assertContentFits(companyId, senders, input);
+    return senders;
+  }
+
+  /** What `input` sends fits the numbers `senders` (a draft's template is read at launch). */
+  assertContentFits(
+    companyId: number,
+    senders: ReadonlyArray<{ id: number }>,
+    input: CampaignInput,
+  ): Promise<void> {
+    return this.templateCheck.assertFits(
+      companyId,
+      senders.map((sender) => sender.id),
+      input,
+      !input.isDraft,
+    );
   }
 
   async list(
@@ -334,6 +356,7 @@ export function newCampaignOf(
     fileName: command.fileName ?? null,
     caption: command.caption ?? null,
     pollData: pollDefinitionOf(command.pollData),
+    template: storedTemplateOf(command.template),
     gateway,
     databaseConfigId: command.databaseConfigId ?? null,
     minInterval: checked.minInterval,

@@ -21,7 +21,7 @@ import {
   FailedOutcome,
   InstanceCondition,
   pacesInstance,
-  retryDelayMs,
+  requeueOf,
   sendSignalOf,
   UncertainOutcome,
   UnsentOutcome,
@@ -183,13 +183,20 @@ export class SendOutcomeRecorder {
       case 'uncertain':
         return this.onUncertain(tx, campaign, contact, outcome, pauses);
       case 'retry':
-        await this.onRetry(tx, campaign, contact, pauses);
+      case 'throttled':
+        await this.requeue(
+          tx,
+          campaign,
+          contact,
+          requeueOf(outcome, contact.attempts, pauseMsOf(pauses)),
+        );
         return null;
       case 'disconnected':
         await this.onDisconnected(tx, campaign, contact, outcome.condition);
         return null;
       case 'media_unreachable':
-        await this.onMediaUnreachable(tx, campaign, contact, outcome.reason);
+      case 'account_blocked':
+        await this.onCampaignHeld(tx, campaign, contact, outcome.reason);
         return null;
       case 'internal':
         await this.onInternalError(tx, campaign, contact, outcome.reason);
@@ -271,22 +278,6 @@ export class SendOutcomeRecorder {
     return doubted ? countedAs('uncertain', outcome.cause) : null;
   }
 
-  /** Nothing went out, so the campaign's pause does not apply: the retry comes on time. */
-  private onRetry(
-    tx: Transaction,
-    campaign: DispatchCampaign,
-    contact: ContactToSend,
-    pauses: SendPauses,
-  ): Promise<void> {
-    const delay = retryDelayMs(contact.attempts);
-    return this.requeue(tx, campaign, contact, {
-      retryInMs: delay,
-      countAttempt: true,
-      nextSendInMs: Math.min(delay, pauseMsOf(pauses)),
-      cause: 'gateway',
-    });
-  }
-
   /**
    * The instance cannot send: the contact goes back untouched (no attempt counted), the
    * campaign says what it waits for and looks again in a few seconds; after
@@ -319,11 +310,12 @@ export class SendOutcomeRecorder {
   }
 
   /**
-   * The gateway cannot fetch the media, and would fail every contact alike: the contact goes
-   * back untouched and the campaign pauses once, naming the URL, for a person to fix the media
-   * (or the gateway's network) and resume; an automation's run fails instead.
+   * The gateway cannot fetch the media, or Meta's account cannot send (token, payment, a locked
+   * account, a paused template), and every contact would fail alike: the contact goes back
+   * untouched and the campaign pauses once, with the reason, for a person to fix it and resume;
+   * an automation's run fails instead.
    */
-  private async onMediaUnreachable(
+  private async onCampaignHeld(
     tx: Transaction,
     campaign: DispatchCampaign,
     contact: ContactToSend,
@@ -358,12 +350,13 @@ export class SendOutcomeRecorder {
     tx: Transaction,
     campaign: DispatchCampaign,
     contact: ContactToSend,
-    requeue: Requeue,
+    requeue: Requeue & { instancePaced: boolean },
   ): Promise<void> {
     await this.outcomes.requeueContact(tx, campaign.id, contact.id, requeue);
     await this.reschedule(tx, campaign, {
       nextSendInMs: requeue.nextSendInMs,
       cause: requeue.cause,
+      instancePaced: requeue.instancePaced,
     });
   }
 

@@ -66,6 +66,7 @@ export function copyOf(
     fileName: original.fileName,
     caption: original.caption,
     pollData: original.pollData,
+    template: original.template,
     gateway,
     databaseConfigId: original.databaseConfigId,
     minInterval: original.minInterval,

@@ -18,6 +18,7 @@ function definition(overrides: Partial<CampaignDefinition> = {}): CampaignDefini
     fileName: null,
     caption: null,
     pollData: null,
+    template: null,
     scheduledFor: null,
     gateway: { id: 3, name: 'loja', url: 'https://gw.example.com', instance: 'loja' },
     databaseConfigId: null,

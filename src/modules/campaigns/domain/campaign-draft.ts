@@ -1,6 +1,7 @@
 import type { PollDefinition } from '../../../common/messaging/poll';
 import type { SendingWindow } from '../../../common/time/sending-window';
 import type { CampaignType } from './campaign-status';
+import type { CampaignTemplate } from './campaign-template';
 
 export type CampaignMediaType = 'image' | 'video' | 'audio' | 'document';
 
@@ -13,6 +14,8 @@ export interface CampaignContent {
   fileName: string | null;
   caption: string | null;
   pollData: PollDefinition | null;
+  /** A Cloud API campaign's approved template, sent instead of a message; null otherwise. */
+  template: CampaignTemplate | null;
 }
 
 /**
@@ -51,6 +54,7 @@ export function definitionColumnsOf(
     fileName: definition.fileName,
     caption: definition.caption,
     pollData: definition.pollData,
+    template: definition.template,
     gatewayConfigId: definition.gateway.id,
     gatewayName: definition.gateway.name,
     gatewayUrl: definition.gateway.url,
@@ -80,6 +84,7 @@ export const DEFINITION_PROPERTIES = [
   'fileName',
   'caption',
   'pollData',
+  'template',
   'gatewayConfigId',
   'gatewayName',
   'gatewayUrl',

@@ -1,6 +1,6 @@
 import type { OutgoingMessage } from '../../../common/messaging/outgoing-message';
 import type { CampaignContent } from './campaign.entity';
-import { messagesForContact, sentTextOf, variantSeed } from './campaign-message';
+import { isBlankMessage, messagesForContact, sentTextOf, variantSeed } from './campaign-message';
 
 const TEXT: CampaignContent = {
   type: 'TEXT',
@@ -10,6 +10,7 @@ const TEXT: CampaignContent = {
   fileName: null,
   caption: null,
   pollData: null,
+  template: null,
 };
 
 const seedsOf = (count: number): string[] =>
@@ -100,5 +101,53 @@ describe('messages for a contact, with variants', () => {
     for (const [messages, expected] of texts) {
       expect(sentTextOf(messages)).toBe(expected);
     }
+  });
+});
+
+describe('a template campaign for one contact', () => {
+  const TEMPLATE = {
+    name: 'oferta',
+    language: 'pt_BR',
+    bodyParameters: ['{PrimeiroNome}', '{cidade}', 'texto fixo'],
+    headerMedia: null,
+  };
+  const IMAGE = { mediaType: 'image' as const, url: 'https://cdn.example.com/a.png' };
+  const content: CampaignContent = { ...TEXT, template: { ...TEMPLATE, headerMedia: IMAGE } };
+
+  it('renders each body parameter like a message, the header media as written', () => {
+    const [message] = messagesForContact(
+      content,
+      { name: 'Maria Souza' },
+      { cidade: 'Recife' },
+      's',
+    );
+    expect(message).toEqual<OutgoingMessage>({
+      kind: 'template',
+      name: 'oferta',
+      language: 'pt_BR',
+      bodyParameters: ['Maria', 'Recife', 'texto fixo'],
+      headerMedia: { mediaType: 'image', link: 'https://cdn.example.com/a.png' },
+    });
+  });
+
+  it('draws variants in parameters, the same for the same seed', () => {
+    const varied = {
+      ...content,
+      template: { ...TEMPLATE, bodyParameters: ['{Olá|Oi}', 'a', 'b'] },
+    };
+    const drawn = new Set(
+      Array.from({ length: 40 }, (_, i) => {
+        const [message] = messagesForContact(varied, { name: 'Ana' }, {}, `seed-${i}`);
+        return message.kind === 'template' ? message.bodyParameters[0] : '';
+      }),
+    );
+    expect([...drawn].sort()).toEqual(['Oi', 'Olá']);
+    const again = messagesForContact(varied, { name: 'Ana' }, {}, 'seed-1');
+    expect(again).toEqual(messagesForContact(varied, { name: 'Ana' }, {}, 'seed-1'));
+  });
+
+  it('is blank when a parameter has no value for the contact', () => {
+    const [message] = messagesForContact(content, { name: 'Maria' }, { cidade: '' }, 's');
+    expect(isBlankMessage(message)).toBe(true);
   });
 });

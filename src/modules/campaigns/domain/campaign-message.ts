@@ -1,4 +1,5 @@
-import type { OutgoingMessage } from '../../../common/messaging/outgoing-message';
+import type { OutgoingMessage, TemplateMessage } from '../../../common/messaging/outgoing-message';
+import type { CampaignTemplate } from './campaign-template';
 import type { CampaignContent, PollDefinition } from './campaign.entity';
 import { documentFileName, mimeTypeFor } from './media-kind';
 import { renderMessage } from './message-template';
@@ -13,7 +14,8 @@ export function variantSeed(campaignId: number | string, phoneNumber: string): s
 }
 
 /**
- * What one contact receives, in order. A MEDIA campaign sends one media message whose
+ * What one contact receives, in order. A template campaign (Cloud API) sends its template, its
+ * body parameters rendered as messages are. A MEDIA campaign sends one media message whose
  * caption is `caption` or the rendered message; audio has no caption, so the rendered
  * message follows it as text (docs/API-RULES.md §4). The message, the caption and the poll
  * question each draw their variants from `seed` before their variables are filled, so a
@@ -27,6 +29,9 @@ export function messagesForContact(
 ): OutgoingMessage[] {
   const render = (template: string, field: string): string =>
     renderMessage(drawVariants(template, `${seed}:${field}`), contact, recordValues);
+  if (content.template) {
+    return [templateMessage(content.template, render)];
+  }
   const text = content.messageContent ? render(content.messageContent, 'message') : '';
   switch (content.type) {
     case 'TEXT':
@@ -49,6 +54,29 @@ export function messagesForContact(
         content.caption ? render(content.caption, 'caption') : null,
       );
   }
+}
+
+/**
+ * A Cloud API template, each body parameter drawn and filled like a message (its own seed per
+ * position, so two parameters draw independently); the header's media is sent as written.
+ */
+function templateMessage(
+  template: CampaignTemplate,
+  render: (text: string, field: string) => string,
+): TemplateMessage {
+  const message: TemplateMessage = {
+    kind: 'template',
+    name: template.name,
+    language: template.language,
+    bodyParameters: template.bodyParameters.map((parameter, index) =>
+      render(parameter, `template:${index}`),
+    ),
+  };
+  if (template.headerMedia) {
+    const { mediaType, url } = template.headerMedia;
+    message.headerMedia = { mediaType, link: url };
+  }
+  return message;
 }
 
 function mediaMessages(

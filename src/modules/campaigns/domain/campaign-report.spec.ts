@@ -39,6 +39,10 @@ describe('campaign report arithmetic', () => {
       not_delivered: 0,
       unknown_outcome: 0,
       unrecorded: 0,
+      undeliverable: 0,
+      reengagement_required: 0,
+      marketing_limit: 0,
+      outside_window: 0,
     });
   });
 

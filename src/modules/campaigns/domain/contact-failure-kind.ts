@@ -21,6 +21,14 @@ export const CONTACT_FAILURE_KINDS = [
   'unknown_outcome',
   /** FAILED before failure kinds were recorded: nothing tells whether it may be sent again. */
   'unrecorded',
+  /** Meta could not deliver to the person (Cloud API 131026: not on WhatsApp, an old app…). */
+  'undeliverable',
+  /** Meta refused a free-form message: the person has not written in 24 h (Cloud API 131047). */
+  'reengagement_required',
+  /** The person has had their share of marketing templates for now (Cloud API 131049). */
+  'marketing_limit',
+  /** A free-form message on the Cloud API to a person who has not written in 24 h: no call made. */
+  'outside_window',
 ] as const;
 export type ContactFailureKind = (typeof CONTACT_FAILURE_KINDS)[number];
 
@@ -53,6 +61,15 @@ const RETRYABLE: Record<ContactFailureKind, boolean> = {
   unknown_outcome: false,
   // The old reason texts cannot prove nothing went out (earlier versions failed uncertain sends).
   unrecorded: false,
+  // Meta says the person cannot receive it (not on WhatsApp, an old app): it fails again.
+  undeliverable: false,
+  // Nothing went out, and a retry checks the window again before any call: only the people who
+  // wrote since are sent, the others fail again without a call.
+  reengagement_required: true,
+  outside_window: true,
+  // Nothing went out; Meta's per-person marketing limit lifts with time, and a person's retry
+  // comes later (Meta: do not retry at once; error-codes page, 131049).
+  marketing_limit: true,
 };
 
 export function isRetryableFailure(kind: ContactFailureKind): boolean {

@@ -87,7 +87,13 @@ export function blankTemplateWarnings(input: {
  */
 export function fetchedMediaUrlOf(message: OutgoingMessage): string | null {
   const media =
-    message.kind === 'media' ? message.media : message.kind === 'audio' ? message.audio : null;
+    message.kind === 'media'
+      ? message.media
+      : message.kind === 'audio'
+        ? message.audio
+        : message.kind === 'template'
+          ? (message.headerMedia?.link ?? null)
+          : null;
   if (!media || !/^https?:\/\//i.test(media)) {
     return null;
   }

@@ -48,17 +48,26 @@ export function variantProblem(template: string): string | null {
 }
 
 /**
- * The variants problems of every text drawn per contact — the message, the caption and the
- * poll question — as field errors; `prefix` names the object they sit in.
+ * The variants problems of every text drawn per contact — the message, the caption, the
+ * poll question and a template's body parameters — as field errors; `prefix` names the object they sit in.
  */
 export function templateFieldProblems(
-  texts: { message?: string | null; caption?: string | null; pollData?: { name: string } | null },
+  texts: {
+    message?: string | null;
+    caption?: string | null;
+    pollData?: { name: string } | null;
+    template?: { bodyParameters?: string[] } | null;
+  },
   prefix = '',
 ): Array<[field: string, message: string]> {
   const fields: Array<[string, unknown]> = [
     ['message', texts.message],
     ['caption', texts.caption],
     ['pollData.name', texts.pollData?.name],
+    ...(texts.template?.bodyParameters ?? []).map((parameter, index): [string, unknown] => [
+      `template.bodyParameters[${index}]`,
+      parameter,
+    ]),
   ];
   const errors: Array<[string, string]> = [];
   for (const [field, template] of fields) {

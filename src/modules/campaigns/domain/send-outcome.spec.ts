@@ -6,8 +6,11 @@ import {
   GatewayFailure,
   GatewayFailureKind,
   internalOutcome,
+  outsideWindowOutcome,
   pacesInstance,
   MAX_SEND_ATTEMPTS,
+  requeueOf,
+  THROTTLED_RETRY_MS,
   retryDelayMs,
   sendSignalOf,
   SendOutcome,
@@ -129,6 +132,59 @@ describe('classify', () => {
         cause: 'retries_exhausted',
       },
     ],
+    [
+      "Meta's throttling is tried again, whatever the attempts",
+      'throttled',
+      MAX_SEND_ATTEMPTS,
+      text,
+      { kind: 'throttled', reason: 'detalhe do gateway' },
+    ],
+    [
+      'a person Meta cannot deliver to fails with its kind, paced',
+      'undeliverable',
+      1,
+      text,
+      {
+        kind: 'failed',
+        reason: 'não entregue pela Meta: detalhe do gateway',
+        paced: true,
+        cause: 'undeliverable',
+      },
+    ],
+    [
+      "Meta's 24-hour refusal fails the contact with its kind",
+      'reengagement_required',
+      1,
+      text,
+      {
+        kind: 'failed',
+        reason: 'fora da janela de 24 h: detalhe do gateway',
+        paced: true,
+        cause: 'reengagement_required',
+      },
+    ],
+    [
+      "a person's marketing limit fails the contact with its kind",
+      'marketing_limit',
+      1,
+      text,
+      {
+        kind: 'failed',
+        reason: 'limite de mensagens de marketing da pessoa: detalhe do gateway',
+        paced: true,
+        cause: 'marketing_limit',
+      },
+    ],
+    [
+      'an account that cannot send holds the campaign with the reason, failing no one',
+      'account_blocked',
+      1,
+      text,
+      {
+        kind: 'account_blocked',
+        reason: 'A conta da API oficial não pode enviar: detalhe do gateway',
+      },
+    ],
   ])('%s', (_name, kind, attempts, message, expected) => {
     expect(classify(failure(kind), attempts, message)).toEqual(expected);
   });
@@ -159,6 +215,17 @@ describe('outcomes decided before any gateway call', () => {
         reason: 'mensagem em branco para este contato (variáveis sem valor)',
         paced: false,
         cause: 'blank_message',
+      },
+    ],
+    [
+      'a free-form Cloud API message outside the 24-hour window fails unpaced',
+      outsideWindowOutcome(),
+      {
+        kind: 'failed',
+        reason:
+          'fora da janela de 24 h: a pessoa não escreveu ao número nas últimas 24 horas (a API oficial só aceita um modelo aprovado)',
+        paced: false,
+        cause: 'outside_window',
       },
     ],
     [
@@ -214,7 +281,56 @@ describe('pacesInstance', () => {
     ['a transient failure to retry', classify(failure('transient'), 1, text), false],
     ['an instance that cannot send', classify(failure('disconnected'), 1, text), false],
     ['our own error', internalOutcome(null), false],
+    ["Meta's throttling (the number slows down)", classify(failure('throttled'), 1, text), true],
+    ['a person outside the window (no gateway call)', outsideWindowOutcome(), false],
+    ['an account that cannot send', classify(failure('account_blocked'), 1, text), false],
   ])('%s: %p', (_name, outcome, paced) => {
     expect(pacesInstance(outcome)).toBe(paced);
+  });
+});
+
+describe('requeueOf', () => {
+  it.each<[string, 'retry' | 'throttled', number, number, ReturnType<typeof requeueOf>]>([
+    [
+      'a transient failure counts an attempt, back on the retry schedule',
+      'retry',
+      1,
+      5_000,
+      {
+        retryInMs: 3_000,
+        countAttempt: true,
+        nextSendInMs: 3_000,
+        cause: 'gateway',
+        instancePaced: false,
+      },
+    ],
+    [
+      "Meta's throttling counts none and waits, the number slowing down",
+      'throttled',
+      2,
+      0,
+      {
+        retryInMs: THROTTLED_RETRY_MS,
+        countAttempt: false,
+        nextSendInMs: THROTTLED_RETRY_MS,
+        cause: 'gateway',
+        instancePaced: true,
+      },
+    ],
+    [
+      "Meta's throttling under a longer campaign pause waits the pause",
+      'throttled',
+      1,
+      20_000,
+      {
+        retryInMs: THROTTLED_RETRY_MS,
+        countAttempt: false,
+        nextSendInMs: 20_000,
+        cause: 'gateway',
+        instancePaced: true,
+      },
+    ],
+  ])('%s', (_name, kind, attempts, pauseMs, expected) => {
+    expect(requeueOf({ kind }, attempts, pauseMs)).toEqual(expected);
   });
 });

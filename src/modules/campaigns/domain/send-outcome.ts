@@ -2,6 +2,7 @@ import type { OutgoingMessage } from '../../../common/messaging/outgoing-message
 import type { MessageReason } from '../../../common/metrics/metric-labels';
 import type { SendSignal } from './ban-signals';
 import type { SendFailureKind } from './contact-failure-kind';
+import type { Requeue } from './dispatch-records';
 import { fetchedMediaUrlOf } from './gateway-media-rules';
 
 /** Attempts per contact for sends that proved nothing went out (docs/ARCHITECTURE.md). */
@@ -9,6 +10,16 @@ export const MAX_SEND_ATTEMPTS = 3;
 /** Waits before the 2nd and 3rd attempt: all three fall within 60 seconds. */
 export const RETRY_DELAYS_MS = [3_000, 10_000];
 
+/**
+ * How long a contact Meta throttled waits before it is tried again, and the campaign before its
+ * next message: Meta's pair rate lets a business message the same person about once every 6
+ * seconds, and asks to wait before trying again on 130429 and 131056
+ * (developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes/).
+ */
+export const THROTTLED_RETRY_MS = 6_000;
+
+export const OUTSIDE_WINDOW_REASON =
+  'fora da janela de 24 h: a pessoa não escreveu ao número nas últimas 24 horas (a API oficial só aceita um modelo aprovado)';
 export const BLANK_MESSAGE_REASON = 'mensagem em branco para este contato (variáveis sem valor)';
 export const BLOCKED_NUMBER_REASON = 'número bloqueado depois da criação da campanha';
 export const UNEXPECTED_ERROR_REASON = 'erro inesperado durante o envio';
@@ -58,11 +69,15 @@ export type SendOutcome =
   | DeliveredOutcome
   | FailedOutcome
   | { kind: 'retry'; reason: string }
+  /** Meta's rate for the number or the pair: not sent, tried again without counting an attempt. */
+  | { kind: 'throttled'; reason: string }
   | UncertainOutcome
   /** `condition`: what the answer proved about the instance (null: only that it cannot send). */
   | { kind: 'disconnected'; reason: string; condition: InstanceCondition | null }
   /** The gateway cannot fetch the media: every contact would fail alike, so the campaign pauses. */
   | { kind: 'media_unreachable'; reason: string }
+  /** The Cloud API account cannot send until someone acts: the campaign pauses with the reason. */
+  | { kind: 'account_blocked'; reason: string }
   /** Our own error before any gateway call: the contact goes back, never FAILED. */
   | { kind: 'internal'; reason: string }
   | { kind: 'campaign_failed'; reason: string };
@@ -98,20 +113,24 @@ const OUTCOME_OF = {
     kind: 'media_unreachable',
     reason: mediaUnreachableReason(message),
   }),
-  // Meta's answers (Cloud API). These first meanings keep the rules that hold for every
-  // gateway (nothing proven sent is sent again); the Cloud API's own outcomes refine them.
-  throttled: (failure, attempts) => retryOrExhausted(failure, attempts),
+  // Meta's answers (Cloud API, docs/SENDING.md "Meta's outcomes"): each proves nothing went out.
+  throttled: (failure) => ({ kind: 'throttled', reason: failure.message }),
   undeliverable: (failure) =>
-    failedAfterCall(`não entregue: ${failure.message}`.slice(0, 500), 'rejected'),
+    failedAfterCall(`não entregue pela Meta: ${failure.message}`.slice(0, 500), 'undeliverable'),
   reengagement_required: (failure) =>
-    failedAfterCall(`fora da janela de 24 h: ${failure.message}`.slice(0, 500), 'rejected'),
+    failedAfterCall(
+      `fora da janela de 24 h: ${failure.message}`.slice(0, 500),
+      'reengagement_required',
+    ),
   marketing_limit: (failure) =>
     failedAfterCall(
-      `limite de mensagens de marketing: ${failure.message}`.slice(0, 500),
-      'rejected',
+      `limite de mensagens de marketing da pessoa: ${failure.message}`.slice(0, 500),
+      'marketing_limit',
     ),
-  account_blocked: (failure) =>
-    campaignFailed(`A conta da API oficial não pode enviar: ${failure.message}`.slice(0, 500)),
+  account_blocked: (failure) => ({
+    kind: 'account_blocked',
+    reason: `A conta da API oficial não pode enviar: ${failure.message}`.slice(0, 500),
+  }),
   transient: (failure, attempts) => retryOrExhausted(failure, attempts),
 } satisfies Record<string, Classifier>;
 
@@ -142,6 +161,14 @@ export function blockedNumberOutcome(): FailedOutcome {
   return { kind: 'failed', reason: BLOCKED_NUMBER_REASON, paced: false, cause: 'blocked' };
 }
 
+/**
+ * A free-form message on the Cloud API to a person who has not written in 24 hours: Meta would
+ * refuse it (131047), so no gateway call is made.
+ */
+export function outsideWindowOutcome(): FailedOutcome {
+  return { kind: 'failed', reason: OUTSIDE_WINDOW_REASON, paced: false, cause: 'outside_window' };
+}
+
 /** The template rendered blank for this contact: no gateway call is made. */
 export function blankMessageOutcome(): FailedOutcome {
   return { kind: 'failed', reason: BLANK_MESSAGE_REASON, paced: false, cause: 'blank_message' };
@@ -158,15 +185,48 @@ export function internalOutcome(domainMessage: string | null): UnsentOutcome {
 }
 
 /**
- * Whether the instance waits its pause after this outcome: a message went out or may have, or
- * a gateway call reached WhatsApp's side of things and was refused there.
+ * Whether the instance waits its pause after this outcome: a message went out or may have, a
+ * gateway call reached WhatsApp's side of things and was refused there, or Meta asked the
+ * number to slow down.
  */
 export function pacesInstance(outcome: SendOutcome): boolean {
   return (
     outcome.kind === 'sent' ||
     outcome.kind === 'uncertain' ||
+    outcome.kind === 'throttled' ||
     (outcome.kind === 'failed' && outcome.paced)
   );
+}
+
+/**
+ * How a contact that was not sent goes back: a transient failure counts an attempt and comes
+ * back on the retry schedule (the campaign's pause does not apply: nothing went out); Meta's
+ * throttling counts none, and both the contact and the campaign wait THROTTLED_RETRY_MS at
+ * least (the campaign's pause, if longer), which slows the number down.
+ */
+export function requeueOf(
+  outcome: { kind: 'retry' | 'throttled' },
+  attempts: number,
+  pauseMs: number,
+): Requeue & { instancePaced: boolean } {
+  if (outcome.kind === 'throttled') {
+    const wait = Math.max(THROTTLED_RETRY_MS, pauseMs);
+    return {
+      retryInMs: THROTTLED_RETRY_MS,
+      countAttempt: false,
+      nextSendInMs: wait,
+      cause: 'gateway',
+      instancePaced: true,
+    };
+  }
+  const delay = retryDelayMs(attempts);
+  return {
+    retryInMs: delay,
+    countAttempt: true,
+    nextSendInMs: Math.min(delay, pauseMs),
+    cause: 'gateway',
+    instancePaced: false,
+  };
 }
 
 /** The wait before the contact's next attempt, after its `attempts`-th failed transiently. */

@@ -22,6 +22,7 @@ const COPIED_DEFINITION = [
   'file_name',
   'caption',
   'poll_data',
+  'template',
   'database_config_id',
   'min_interval',
   'max_interval',

@@ -15,7 +15,7 @@ const PAUSE_ENDS = `(SELECT ${campaignPauseEndsSql('campaigns', 'p')} FROM insta
 /** A campaign row as DispatchCampaign: what one send needs of it. */
 export const CAMPAIGN_COLUMNS = `
   id, company_id AS "companyId", status, type, message_content AS "messageContent", media_url AS "mediaUrl",
-  media_type AS "mediaType", file_name AS "fileName", caption, poll_data AS "pollData",
+  media_type AS "mediaType", file_name AS "fileName", caption, poll_data AS "pollData", template,
   gateway_config_id AS "gatewayConfigId", database_config_id AS "databaseConfigId",
   min_interval AS "minInterval", max_interval AS "maxInterval", notification_phone AS "notificationPhone",
   name, total_contacts AS "totalContacts", sent_contacts AS "sentContacts", failed_contacts AS "failedContacts",
