@@ -3,14 +3,12 @@ import { db } from '../../support/db';
 import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import {
-  CloudNumber,
-  makeCloudNumber,
+  completedCloudCampaign,
   messagesChange,
   sendWebhook,
   status,
   webhookBody,
 } from '../../support/fake-graph-api/webhooks';
-import { startCampaign, trackedConfig } from '../../support/gateway-events';
 import { TestCompany } from '../../support/test-app';
 
 const PRICES = { marketing: 0.0625, utility: 0.0068, authentication: 0.0315, service: 0 };
@@ -80,24 +78,14 @@ describe('message costs', () => {
 describe('message costs from Meta’s statuses', () => {
   const { t, fake } = useE2eFixture({ publicBaseUrl: true, noRefusals: true });
 
-  async function cloudCampaign(
-    company: TestCompany,
-    count: number,
-  ): Promise<{ cloud: CloudNumber; campaignId: number; wamids: string[] }> {
-    const config = await trackedConfig(company, fake);
-    const campaign = await startCampaign(company, config.id, { contacts: phones(count, 7100) });
-    await waitForCampaign(company, campaign.id, (c) => c.status === 'COMPLETED');
-    const cloud = await makeCloudNumber(t.app, { id: config.id, companyId: company.id });
-    const { rows } = await db().query<{ id: string }>(
-      `SELECT gateway_message_id AS id FROM campaign_contacts WHERE campaign_id = $1 ORDER BY id`,
-      [campaign.id],
-    );
-    return { cloud, campaignId: campaign.id, wamids: rows.map((row) => row.id) };
-  }
-
   it('counts each charged message once at its price category, and prices it by the company’s table', async () => {
     const company = await TestCompany.register(t.http);
-    const { cloud, campaignId, wamids } = await cloudCampaign(company, 5);
+    const { cloud, campaignId, wamids } = await completedCloudCampaign(
+      t.app,
+      fake,
+      company,
+      phones(5, 7100),
+    );
     const charged = (category: string, type = 'regular') => ({
       billable: type === 'regular',
       category,

@@ -5,15 +5,15 @@ import { useE2eFixture } from '../../support/e2e-fixture';
 import { expectErrorBody } from '../../support/error-body';
 import {
   CloudNumber,
+  completedCloudCampaign,
   inboundText,
-  makeCloudNumber,
   messagesChange,
   sendWebhook,
   status,
   verificationRequest,
   webhookBody,
 } from '../../support/fake-graph-api/webhooks';
-import { startCampaign, trackedConfig } from '../../support/gateway-events';
+import { trackedConfig } from '../../support/gateway-events';
 import { samplesOf, total } from '../../support/prometheus';
 import { TestCompany } from '../../support/test-app';
 import { until } from '../../support/waiting';
@@ -28,21 +28,10 @@ import { until } from '../../support/waiting';
 describe('Meta’s webhooks for a Cloud API configuration', () => {
   const { t, fake } = useE2eFixture({ publicBaseUrl: true, noRefusals: true });
 
-  /** A completed campaign to `contacts` on a configuration then made a Cloud API one. */
-  async function cloudCampaign(
+  const cloudCampaign = (
     company: TestCompany,
     contacts: Array<{ phoneNumber: string; name: string }>,
-  ): Promise<{ cloud: CloudNumber; campaignId: number; wamids: string[] }> {
-    const config = await trackedConfig(company, fake);
-    const campaign = await startCampaign(company, config.id, { contacts });
-    await waitForCampaign(company, campaign.id, (c) => c.status === 'COMPLETED');
-    const cloud = await makeCloudNumber(t.app, { id: config.id, companyId: company.id });
-    const { rows } = await db().query<{ id: string }>(
-      `SELECT gateway_message_id AS id FROM campaign_contacts WHERE campaign_id = $1 ORDER BY id`,
-      [campaign.id],
-    );
-    return { cloud, campaignId: campaign.id, wamids: rows.map((row) => row.id) };
-  }
+  ) => completedCloudCampaign(t.app, fake, company, contacts);
 
   /** The number's statuses, posted as Meta does (signed). */
   function postStatuses(cloud: CloudNumber, statuses: Array<Record<string, unknown>>) {
@@ -171,7 +160,7 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
         WHERE campaign_id = $1 AND gateway_message_id = $2`,
       [campaignId, wamids[2]],
     );
-    expect(rows[0]).toMatchObject({ status: 'FAILED', failure_kind: 'not_delivered' });
+    expect(rows[0]).toMatchObject({ status: 'FAILED', failure_kind: 'undeliverable' });
     expect(rows[0].failure_reason).toContain('131026: Message undeliverable');
 
     // Meta delivers again: nothing moves.
@@ -188,6 +177,57 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
       cloud.id,
     ]);
     expect(lock.rows[0].reachout_lock_scope).toBeNull();
+  });
+
+  it('fails a refused message with the kind its code proves, and takes it back when it is delivered after all', async () => {
+    const company = await TestCompany.register(t.http);
+    const { cloud, campaignId, wamids } = await cloudCampaign(company, phones(4, 2250));
+    const failed = (wamid: string, code: number, title: string) =>
+      status({ wamid, status: 'failed', error: { code, title } });
+    const batch = webhookBody(cloud.businessAccountId, [
+      messagesChange(cloud, {
+        statuses: [
+          failed(wamids[0], 131047, 'Re-engagement message'),
+          failed(
+            wamids[1],
+            131049,
+            'Message not delivered to maintain healthy ecosystem engagement',
+          ),
+          failed(wamids[2], 131000, 'Something went wrong'),
+          failed(wamids[3], 130472, "User's number is part of an experiment"),
+        ],
+      }),
+    ]);
+    await sendWebhook(t.http, cloud.id, batch, cloud.appSecret).expect(200);
+    await waitForCampaign(company, campaignId, (c) => c.failedContacts === 4);
+    const kinds = async (): Promise<Array<string | null>> =>
+      (
+        await db().query<{ failure_kind: string | null }>(
+          // The order of cloudCampaign's wamids.
+          `SELECT failure_kind FROM campaign_contacts WHERE campaign_id = $1
+            ORDER BY gateway_message_id`,
+          [campaignId],
+        )
+      ).rows.map((row) => row.failure_kind);
+    expect(await kinds()).toEqual([
+      'reengagement_required',
+      'marketing_limit',
+      'not_delivered',
+      'undeliverable',
+    ]);
+
+    const late = webhookBody(cloud.businessAccountId, [
+      messagesChange(cloud, { statuses: [status({ wamid: wamids[1], status: 'delivered' })] }),
+    ]);
+    await sendWebhook(t.http, cloud.id, late, cloud.appSecret).expect(200);
+    const after = await waitForCampaign(company, campaignId, (c) => c.failedContacts === 3);
+    expect(after).toMatchObject({ sentContacts: 1, deliveredContacts: 1 });
+    expect(await kinds()).toEqual([
+      'reengagement_required',
+      null,
+      'not_delivered',
+      'undeliverable',
+    ]);
   });
 
   it('settles an uncertain send as SENT with the first status that names its contact, never twice', async () => {

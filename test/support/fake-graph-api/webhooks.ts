@@ -4,7 +4,11 @@ import type request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { SecretBox } from '../../../src/common/crypto/secret-box';
 import type { Pool } from 'pg';
+import { waitForCampaign } from '../campaigns';
 import { db } from '../db';
+import type { FakeEvolutionApi } from '../fake-evolution-api';
+import { startCampaign, trackedConfig } from '../gateway-events';
+import type { TestCompany } from '../test-app';
 
 /**
  * Meta's webhooks as the Cloud API sends them (developers.facebook.com/documentation/
@@ -238,4 +242,27 @@ export function verificationRequest(
   query: Record<string, string>,
 ): request.Test {
   return http.get(`/api/gateway-events/${configId}`).query(query);
+}
+
+/**
+ * A campaign to `contacts` completed through the fake Evolution API, its configuration then
+ * made a Cloud API one: contacts holding real message ids, for Meta's statuses to name.
+ * `wamids` in the order of the ids' text.
+ */
+export async function completedCloudCampaign(
+  app: INestApplication,
+  fake: FakeEvolutionApi,
+  company: TestCompany,
+  contacts: Array<{ phoneNumber: string; name: string }>,
+): Promise<{ cloud: CloudNumber; campaignId: number; wamids: string[] }> {
+  const config = await trackedConfig(company, fake);
+  const campaign = await startCampaign(company, config.id, { contacts });
+  await waitForCampaign(company, campaign.id, (c) => c.status === 'COMPLETED');
+  const cloud = await makeCloudNumber(app, { id: config.id, companyId: company.id });
+  const { rows } = await db().query<{ id: string }>(
+    `SELECT gateway_message_id AS id FROM campaign_contacts WHERE campaign_id = $1
+      ORDER BY gateway_message_id`,
+    [campaign.id],
+  );
+  return { cloud, campaignId: campaign.id, wamids: rows.map((row) => row.id) };
 }

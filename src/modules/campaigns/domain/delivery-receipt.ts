@@ -1,3 +1,4 @@
+import type { ContactFailureKind } from './contact-failure-kind';
 import type { PricedCategory } from '../../../common/messaging/message-prices';
 /** One receipt: the gateway's message key id, how far the message got, and when. */
 export interface Receipt {
@@ -10,6 +11,25 @@ export interface Receipt {
   code: string | null;
   /** What the gateway says the error is (the Cloud API's error title), when it says. */
   title?: string | null;
+  /** An ERROR's failure kind (refusalKindOf); not_delivered when not given. */
+  refusalKind?: RefusalKind;
+}
+
+/**
+ * The failure kinds of a message refused after the gateway accepted it: WhatsApp's refusal
+ * (not_delivered), or one of Meta's reasons that are the person's (a `failed` status's code).
+ */
+export const REFUSAL_KINDS = [
+  'not_delivered',
+  'undeliverable',
+  'reengagement_required',
+  'marketing_limit',
+] as const satisfies readonly ContactFailureKind[];
+export type RefusalKind = (typeof REFUSAL_KINDS)[number];
+
+/** The refusal kind of an error whose code proves `gatewayKind` (kindOfMetaCode); else not_delivered. */
+export function refusalKindOf(gatewayKind: string | undefined): RefusalKind {
+  return REFUSAL_KINDS.find((kind) => kind === gatewayKind) ?? 'not_delivered';
 }
 
 /** A sent message WhatsApp refused (its contact now FAILED `not_delivered`). */
@@ -35,7 +55,6 @@ export function notDeliveredReason(code: string | null, title?: string | null): 
   return detail ? `${base} (${detail})` : base;
 }
 
-/** A status that names the contact it was sent for (the Cloud API's biz_opaque_callback_data). */
 /** A Cloud API message Meta says it charged for, at the price of `category`. */
 export interface BilledMessage {
   companyId: number;
@@ -43,6 +62,7 @@ export interface BilledMessage {
   category: PricedCategory;
 }
 
+/** A status that names the contact it was sent for (the Cloud API's biz_opaque_callback_data). */
 export interface CallbackReceipt {
   companyId: number;
   contactId: string;

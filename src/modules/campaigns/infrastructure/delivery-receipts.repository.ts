@@ -9,6 +9,7 @@ import {
   CallbackReceipt,
   notDeliveredReason,
   Receipt,
+  REFUSAL_KINDS,
   RefusedSend,
 } from '../domain/delivery-receipt';
 
@@ -23,23 +24,27 @@ const DELIVER = CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver');
 
 /**
  * One statement for a batch of receipts ($1 key ids, $2 companies, $3 ranks, $4 times, $5 the
- * refusal's reason, $6 its code): the contacts' times, refusals and late arrivals, and their
- * campaigns' counters.
+ * refusal's reason, $6 its code, $7 its failure kind): the contacts' times, refusals and late
+ * arrivals, and their campaigns' counters.
  */
+/** The code's own constants (REFUSAL_KINDS), never input. */
+const REFUSED_KINDS = REFUSAL_KINDS.map((kind) => `'${kind}'`).join(', ');
+
 const APPLY_RECEIPTS = `WITH receipt AS (
          SELECT key_id, company_id, max(rank) AS rank, max(at) AS at, bool_or(rank = 0) AS error,
-                max(reason) AS reason, max(code) AS code
-           FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[], $5::text[], $6::text[])
-                AS r(key_id, company_id, rank, at, reason, code)
+                max(reason) AS reason, max(code) AS code, max(kind) AS kind
+           FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[], $5::text[], $6::text[],
+                       $7::text[])
+                AS r(key_id, company_id, rank, at, reason, code, kind)
           GROUP BY key_id, company_id),
        old AS (
          SELECT c.id, c.campaign_id, c.gateway_message_id, c.delivered_at, c.read_at, c.warm, r.rank, r.at,
-                r.error, r.reason, r.code,
+                r.error, r.reason, r.code, r.kind,
                 c.status IN (${REFUSE.from}) AND r.error AND r.rank < 3 AND c.delivered_at IS NULL AS refused,
                 c.status IN (${ARRIVE.from}) AND r.rank >= 3 AS arrived
            FROM campaign_contacts c JOIN receipt r
              ON c.gateway_message_id = r.key_id AND c.company_id = r.company_id
-          WHERE c.status = 'SENT' OR (c.status = 'FAILED' AND c.failure_kind = 'not_delivered')
+          WHERE c.status = 'SENT' OR (c.status = 'FAILED' AND c.failure_kind IN (${REFUSED_KINDS}))
           FOR UPDATE OF c),
        moved AS (
          UPDATE campaign_contacts c
@@ -50,7 +55,8 @@ const APPLY_RECEIPTS = `WITH receipt AS (
                                       THEN 'o WhatsApp informou um erro depois de aceitar a mensagem'
                                       ELSE c.delivery_error END,
                 status = CASE WHEN o.refused THEN ${REFUSE.to} WHEN o.arrived THEN ${ARRIVE.to} ELSE c.status END,
-                failure_kind = CASE WHEN o.refused THEN 'not_delivered' WHEN o.arrived THEN NULL ELSE c.failure_kind END,
+                failure_kind = CASE WHEN o.refused THEN coalesce(o.kind, 'not_delivered') WHEN o.arrived THEN NULL
+                                    ELSE c.failure_kind END,
                 failure_reason = CASE WHEN o.refused THEN left(o.reason, 500) WHEN o.arrived THEN NULL
                                       ELSE c.failure_reason END,
                 failed_at = CASE WHEN o.refused THEN o.at WHEN o.arrived THEN NULL ELSE c.failed_at END
@@ -99,6 +105,7 @@ export class DeliveryReceiptsRepository {
       receipts.map((r) => r.at),
       receipts.map((r) => (r.rank === 0 ? notDeliveredReason(r.code, r.title) : null)),
       receipts.map((r) => r.code),
+      receipts.map((r) => (r.rank === 0 ? (r.refusalKind ?? null) : null)),
     ]);
     return {
       matched: new Set(rows.map((row) => row.keyId)),

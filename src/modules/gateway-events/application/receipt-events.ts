@@ -8,6 +8,8 @@ import {
   Receipt,
 } from '../../campaigns/application/campaign-delivery-events';
 import { PricedCategory, pricedCategoryOf } from '../../../common/messaging/message-prices';
+import { refusalKindOf, type RefusalKind } from '../../campaigns/domain/delivery-receipt';
+import { kindOfMetaCode } from '../../gateway/domain/meta-error-codes';
 import { receiptOf } from '../domain/gateway-event';
 import { atOf } from './inbound-messages';
 import { eventData, StoredGatewayEvent } from './ports/gateway-events.repository';
@@ -56,6 +58,7 @@ export class ReceiptEvents {
         ...found,
         at: atOf(event),
         title: titleOf(data),
+        refusalKind: refusalKindIn(data, found.code),
       };
       receipts.push({ event, receipt });
       if (data.cloud === true) {
@@ -109,4 +112,11 @@ export function chargedCategoryOf(data: Record<string, unknown>): PricedCategory
   const charged =
     data.pricingType === undefined ? data.billable === true : data.pricingType === 'regular';
   return charged ? pricedCategoryOf(data.category) : null;
+}
+
+/** A Cloud API failure's kind by Meta's code (the person's reasons); any other: not_delivered. */
+function refusalKindIn(data: Record<string, unknown>, code: string | null): RefusalKind {
+  return data.cloud === true && code !== null
+    ? refusalKindOf(kindOfMetaCode(Number(code)))
+    : 'not_delivered';
 }
