@@ -33,6 +33,7 @@ import { CampaignLifecycle } from './application/campaign-lifecycle';
 import { CampaignRuns } from './application/campaign-runs.service';
 import { CampaignMediaCheck } from './application/campaign-media.check';
 import { CampaignTemplateCheck } from './application/campaign-template.check';
+import { CampaignCostEstimates } from './application/campaign-cost-estimates';
 import { CampaignsService } from './application/campaigns.service';
 import { ContactVariablesProvider } from './application/contact-variables.provider';
 import { DispatchWorker } from './application/dispatch-worker';
@@ -101,6 +102,7 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignEngineTransitions,
     GatewayMediaPreparer,
     CampaignTemplateCheck,
+    CampaignCostEstimates,
     CampaignMediaCheck,
     CampaignDeliveryEvents,
     DeliveryReceiptsRepository,

@@ -333,6 +333,44 @@ describe('Cloud API template campaigns', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('estimates a template campaign at creation: its contacts at its category’s price', async () => {
+    const configId = await cloudConfig();
+    // Drafts: estimated at creation, and nothing sent to disturb the next test's fake.
+    const template = { name: GREETING.name, language: 'pt_BR', bodyParameters: ['{PrimeiroNome}'] };
+    const draft = (overrides: Record<string, unknown>) =>
+      owner
+        .post('/api/campaigns', templateCampaign(configId, { isDraft: true, ...overrides }))
+        .expect(200)
+        .then((response) => response.body);
+    const unpriced = await draft({ template, contacts: phones(4, 7300) });
+    expect(unpriced).toMatchObject({
+      estimatedCost: { currency: 'USD', category: 'utility', messages: 4, amount: null },
+    });
+
+    const prices = { marketing: 0.0625, utility: 0.0068, authentication: 0.0315, service: 0 };
+    await owner
+      .patch(`/api/companies/${owner.id}/settings`)
+      .send({ messagePrices: prices })
+      .expect(200);
+    const priced = await draft({});
+    expect(priced.estimatedCost).toEqual({
+      currency: 'USD',
+      category: 'marketing',
+      messages: 3,
+      amount: 0.1875,
+    });
+    // Only creation answers it; a message campaign has none.
+    expect((await owner.get(`/api/campaigns/${priced.id}`).expect(200)).body).not.toHaveProperty(
+      'estimatedCost',
+    );
+    const evolution = (await connectedConfig(owner, fake)).id;
+    const text = (
+      await owner.post('/api/campaigns', messageCampaign(evolution, { isDraft: true })).expect(200)
+    ).body;
+    expect(text).not.toHaveProperty('estimatedCost');
+    await owner.patch(`/api/companies/${owner.id}/settings`).send({ messagePrices: null });
+  });
+
   it('serves an Evolution API configuration with the same campaign code path, without Meta', async () => {
     const { id } = await connectedConfig(owner, fake);
     const body = messageCampaign(id);

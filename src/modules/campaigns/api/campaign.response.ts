@@ -1,3 +1,4 @@
+import { PRICED_CATEGORIES, type PricedCategory } from '../../../common/messaging/message-prices';
 import { percentOf } from '../domain/campaign-report';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CampaignSenderResponse, toCampaignSenders } from './campaign-senders.response';
@@ -30,6 +31,21 @@ export class PollDataResponse {
 export class TemplateHeaderMediaResponse {
   @ApiProperty({ enum: ['image', 'video', 'document'] }) mediaType!: string;
   @ApiProperty() url!: string;
+}
+
+/** What a template campaign should cost, at the company's prices. */
+export class EstimatedCostResponse {
+  @ApiProperty({ enum: ['USD'] }) currency!: 'USD';
+  @ApiProperty({ enum: PRICED_CATEGORIES, description: 'A categoria de preço do modelo' })
+  category!: PricedCategory;
+  @ApiProperty({ description: 'Mensagens: uma por contato' }) messages!: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 62.5,
+    description: 'USD pela tabela de preços da empresa; null sem tabela (messagePrices)',
+  })
+  amount!: number | null;
 }
 
 /** A Cloud API campaign's approved template, its parameters as written (rendered per contact). */
@@ -178,6 +194,13 @@ export class CampaignResponse {
       'Só na criação: avisos, como um texto feito só de variáveis, que fica em branco para contatos sem esses dados',
   })
   warnings?: string[];
+  @ApiPropertyOptional({
+    type: EstimatedCostResponse,
+    nullable: true,
+    description:
+      'Só na criação de uma campanha de modelo (API oficial): contatos × o preço da categoria do modelo; null sem modelo',
+  })
+  estimatedCost?: EstimatedCostResponse | null;
 }
 
 /** POST /api/campaigns/{id}/retry-failed: the campaign after the retry, and what it took back. */

@@ -8,6 +8,7 @@ import { ApiErrors } from '../../../common/http/api-errors.decorator';
 import { IdParamPipe } from '../../../common/http/id-param.pipe';
 import { Clock } from '../../../common/time/clock';
 import { AppConfig } from '../../../config/app-config.service';
+import { CampaignCostEstimates } from '../application/campaign-cost-estimates';
 import { CampaignsService } from '../application/campaigns.service';
 import type { Campaign } from '../domain/campaign.entity';
 import { blankTemplateWarnings } from '../domain/gateway-media-rules';
@@ -22,6 +23,7 @@ import { CreateCampaignDto } from './create-campaign.dto';
 export class CampaignsController {
   constructor(
     private readonly campaigns: CampaignsService,
+    private readonly estimates: CampaignCostEstimates,
     private readonly config: AppConfig,
     private readonly clock: Clock,
   ) {}
@@ -39,9 +41,15 @@ export class CampaignsController {
     @CurrentCompany() company: CompanySession,
     @Body() body: CreateCampaignDto,
   ): Promise<CampaignResponse> {
-    const response = this.respond(await this.campaigns.create(company, body));
+    const campaign = await this.campaigns.create(company, body);
+    const response = this.respond(campaign);
+    const estimatedCost = await this.estimates.estimate(campaign);
     const warnings = blankTemplateWarnings(body);
-    return warnings.length > 0 ? { ...response, warnings } : response;
+    return {
+      ...response,
+      ...(warnings.length > 0 ? { warnings } : {}),
+      ...(estimatedCost ? { estimatedCost } : {}),
+    };
   }
 
   @Get()
