@@ -21,7 +21,7 @@ function expectRateLimitHeaders(response: request.Response): void {
   expect(response.headers['x-ratelimit-reset']).toMatch(/^\d{10}$/);
 }
 
-/** A new company's reach-out and reply settings: the defaults. */
+/** A new company's reach-out, reply and price settings: the defaults. */
 const REPLY_DEFAULTS = {
   reachOut: {
     lockRefusals: 3,
@@ -31,6 +31,7 @@ const REPLY_DEFAULTS = {
     replyWindowHours: 72,
   },
   includeReplyText: false,
+  messagePrices: null,
 };
 
 describe('tenancy, authentication of every route, unknown routes', () => {
