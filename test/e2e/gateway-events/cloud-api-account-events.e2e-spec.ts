@@ -4,8 +4,10 @@ import { useE2eFixture } from '../../support/e2e-fixture';
 import {
   CloudNumber,
   makeCloudNumber,
+  messagesChange,
   qualityChange,
   sendWebhook,
+  status,
   templateStatusChange,
   webhookBody,
 } from '../../support/fake-graph-api/webhooks';
@@ -163,6 +165,43 @@ describe('Meta’s template and quality webhooks', () => {
       [cloud.id],
     );
     expect(rows[0]).toEqual({ quality_rating: 'RED', messaging_limit_tier: 'TIER_10K' });
+    expect(await pausedEvents(campaignId)).toBe(1);
+  });
+
+  it('pauses the number’s ACTIVE campaigns when a failed status proves its account cannot send', async () => {
+    const company = await TestCompany.register(t.http);
+    const { cloud, campaignId } = await activeTemplateCampaign(company, PROMO);
+    const { rows: sent } = await db().query<{ id: string }>(
+      `SELECT gateway_message_id AS id FROM campaign_contacts
+        WHERE campaign_id = $1 AND gateway_message_id IS NOT NULL`,
+      [campaignId],
+    );
+    const failed = (code: number, title: string) =>
+      webhookBody(cloud.businessAccountId, [
+        messagesChange(cloud, {
+          statuses: [status({ wamid: sent[0].id, status: 'failed', error: { code, title } })],
+        }),
+      ]);
+    // A person's reason fails the contact and leaves the campaign sending.
+    await sendWebhook(
+      t.http,
+      cloud.id,
+      failed(131026, 'Message undeliverable'),
+      cloud.appSecret,
+    ).expect(200);
+    await waitForCampaign(company, campaignId, (c) => c.failedContacts === 1);
+    expect((await company.get(`/api/campaigns/${campaignId}`)).body.status).toBe('ACTIVE');
+
+    await sendWebhook(
+      t.http,
+      cloud.id,
+      failed(131042, 'Business eligibility payment issue'),
+      cloud.appSecret,
+    ).expect(200);
+    const paused = await waitForCampaign(company, campaignId, (c) => c.status === 'PAUSED');
+    expect(paused.pauseReason).toBe(
+      'A conta da API oficial não pode enviar: código 131042: Business eligibility payment issue',
+    );
     expect(await pausedEvents(campaignId)).toBe(1);
   });
 

@@ -7,7 +7,7 @@ import { CampaignDeliveryEvents } from '../../campaigns/application/campaign-del
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { atOf, InboundMessages } from './inbound-messages';
 import { CloudAccountEvents } from './cloud-account-events';
-import { ReceiptEvents } from './receipt-events';
+import { BlockedNumber, ReceiptEvents } from './receipt-events';
 import { CoalescedConnection, coalesceConnections } from '../domain/connection-events';
 import {
   eventData,
@@ -51,11 +51,14 @@ interface Applied {
   /** The events to try again later (receipts whose message is not known yet). */
   waiting: Set<string>;
   counts: AppliedCounts;
+  /** Cloud API numbers whose campaigns pause after the commit. */
+  blocked: BlockedNumber[];
 }
 
 interface Bisection {
   waiting: Set<string>;
   counts: AppliedCounts;
+  blocked: BlockedNumber[];
   setAside: StoredGatewayEvent[];
   retried: StoredGatewayEvent[];
 }
@@ -129,20 +132,22 @@ export class GatewayEventProcessor extends BackgroundWorker {
    */
   private async applyMessages(): Promise<number> {
     try {
-      const { claimed, counts } = await this.unitOfWork.run(async (tx) => {
+      const { claimed, counts, blocked } = await this.unitOfWork.run(async (tx) => {
         const batch = await this.events.claimDue(tx, BATCH);
         const applied = await this.applyEvents(tx, batch);
         await this.settle(tx, batch, applied.waiting);
-        return { claimed: batch.length, counts: applied.counts };
+        return { claimed: batch.length, counts: applied.counts, blocked: applied.blocked };
       });
       this.countApplied(counts);
+      await this.receipts.pauseBlocked(blocked);
       return claimed;
     } catch {
-      const { claimed, setAside, counts } = await this.unitOfWork.run((tx) =>
+      const { claimed, setAside, counts, blocked } = await this.unitOfWork.run((tx) =>
         this.applyBisected(tx),
       );
       setAside.forEach((event) => this.metrics.countGatewayEventSetAside(event.event));
       this.countApplied(counts);
+      await this.receipts.pauseBlocked(blocked);
       return claimed;
     }
   }
@@ -159,11 +164,12 @@ export class GatewayEventProcessor extends BackgroundWorker {
   /** The batch again, bisected (applyBisecting): the events that fail alone are left out. */
   private async applyBisected(
     tx: Transaction,
-  ): Promise<{ claimed: number; setAside: StoredGatewayEvent[]; counts: AppliedCounts }> {
+  ): Promise<Pick<Bisection, 'setAside' | 'counts' | 'blocked'> & { claimed: number }> {
     const batch = await this.events.claimDue(tx, BATCH);
     const outcome: Bisection = {
       waiting: new Set(),
       counts: { refused: 0, reconciled: 0, replies: 0, unmappedSenders: 0 },
+      blocked: [],
       setAside: [],
       retried: [],
     };
@@ -171,7 +177,12 @@ export class GatewayEventProcessor extends BackgroundWorker {
     const failed = new Set([...outcome.setAside, ...outcome.retried]);
     const applied = batch.filter((event) => !failed.has(event));
     await this.settle(tx, applied, outcome.waiting);
-    return { claimed: batch.length, setAside: outcome.setAside, counts: outcome.counts };
+    return {
+      claimed: batch.length,
+      setAside: outcome.setAside,
+      counts: outcome.counts,
+      blocked: outcome.blocked,
+    };
   }
 
   /**
@@ -190,6 +201,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
     try {
       const applied = await this.events.inSavepoint(tx, () => this.applyEvents(tx, events));
       applied.waiting.forEach((id) => outcome.waiting.add(id));
+      outcome.blocked.push(...applied.blocked);
       outcome.counts.refused += applied.counts.refused;
       outcome.counts.reconciled += applied.counts.reconciled;
       outcome.counts.replies += applied.counts.replies;
@@ -212,12 +224,12 @@ export class GatewayEventProcessor extends BackgroundWorker {
   }
 
   private async applyEvents(tx: Transaction, events: StoredGatewayEvent[]): Promise<Applied> {
-    const { waiting, refused, reconciled } = await this.receipts.apply(tx, events);
+    const { waiting, refused, reconciled, blocked } = await this.receipts.apply(tx, events);
     const inbound = await this.inbound.apply(
       tx,
       events.filter((e) => e.event === 'messages.upsert'),
     );
-    return { waiting, counts: { refused, reconciled, ...inbound } };
+    return { waiting, counts: { refused, reconciled, ...inbound }, blocked };
   }
 
   /** Applied events go; those waiting for their message are tried again a little later. */

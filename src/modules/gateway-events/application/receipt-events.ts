@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import {
@@ -17,6 +17,13 @@ import { eventData, StoredGatewayEvent } from './ports/gateway-events.repository
 /** A receipt whose send is not recorded yet is tried again this many times. */
 export const EARLY_RECEIPT_ATTEMPTS = 30;
 
+/** A Cloud API number a `failed` status proved cannot send (its account, token, template). */
+export interface BlockedNumber {
+  companyId: number;
+  gatewayConfigId: number;
+  reason: string;
+}
+
 /** What a batch's receipts did. */
 export interface AppliedReceiptEvents {
   /** The events to try again later (receipts whose message is not known yet). */
@@ -25,6 +32,17 @@ export interface AppliedReceiptEvents {
   refused: number;
   /** Uncertain sends a Cloud API status settled as SENT. */
   reconciled: number;
+  /** Numbers whose campaigns must pause once the batch is committed (pauseBlocked). */
+  blocked: BlockedNumber[];
+}
+
+/** A batch's receipts, read once: what each statement of `apply` takes. */
+interface CollectedReceipts {
+  receipts: Array<{ event: StoredGatewayEvent; receipt: Receipt }>;
+  callbacks: CallbackReceipt[];
+  billed: BilledMessage[];
+  cloudConfigs: Set<number>;
+  blocked: BlockedNumber[];
 }
 
 /**
@@ -33,45 +51,21 @@ export interface AppliedReceiptEvents {
  * contact (biz_opaque_callback_data) first settles that contact's uncertain send as SENT with
  * its message id, so that the receipt then applies to it like any other. A refusal through
  * Evolution feeds the instance's reach-out lock; one through the Cloud API does not: Meta
- * says why by its code (undeliverable, re-engagement…), and a number is not locked for it.
+ * says why by its code (undeliverable, re-engagement…), and a number is not locked for it; a
+ * code that proves the account cannot send (payment, token, a paused template) pauses the
+ * number's campaigns, as the same answer to a send does.
  */
 @Injectable()
 export class ReceiptEvents {
+  private readonly logger = new Logger(ReceiptEvents.name);
+
   constructor(
     private readonly campaigns: CampaignDeliveryEvents,
     private readonly settings: CompanySettingsService,
   ) {}
 
   async apply(tx: Transaction, batch: StoredGatewayEvent[]): Promise<AppliedReceiptEvents> {
-    const receipts: Array<{ event: StoredGatewayEvent; receipt: Receipt }> = [];
-    const callbacks: CallbackReceipt[] = [];
-    const billed: BilledMessage[] = [];
-    const cloudConfigs = new Set<number>();
-    for (const event of batch.filter((e) => e.event === 'messages.update')) {
-      const data = eventData(event.payload);
-      const found = receiptOf(data);
-      if (!found) {
-        continue;
-      }
-      const receipt = {
-        companyId: event.companyId,
-        ...found,
-        at: atOf(event),
-        title: titleOf(data),
-        refusalKind: refusalKindIn(data, found.code),
-      };
-      receipts.push({ event, receipt });
-      if (data.cloud === true) {
-        cloudConfigs.add(event.gatewayConfigId);
-      }
-      if (typeof data.contactId === 'string') {
-        callbacks.push({ ...receipt, contactId: data.contactId });
-      }
-      const category = chargedCategoryOf(data);
-      if (category) {
-        billed.push({ companyId: event.companyId, keyId: receipt.keyId, category });
-      }
-    }
+    const { receipts, callbacks, billed, cloudConfigs, blocked } = collectReceipts(batch);
     const reconciled = await this.campaigns.resolveByCallback(tx, callbacks);
     await this.campaigns.recordBilled(tx, billed);
     const { matched, refused } = await this.campaigns.applyReceipts(
@@ -91,8 +85,72 @@ export class ReceiptEvents {
         .filter((r) => !matched.has(r.receipt.keyId) && r.event.attempts < EARLY_RECEIPT_ATTEMPTS)
         .map((r) => r.event.id),
     );
-    return { waiting, refused: refused.length, reconciled };
+    return { waiting, refused: refused.length, reconciled, blocked };
   }
+
+  /** After the batch's commit: the blocked numbers' ACTIVE campaigns pause, each number once. */
+  async pauseBlocked(blocked: BlockedNumber[]): Promise<void> {
+    const byConfig = new Map(blocked.map((number) => [number.gatewayConfigId, number]));
+    for (const { companyId, gatewayConfigId, reason } of byConfig.values()) {
+      const paused = await this.campaigns.pauseActiveCampaigns(
+        companyId,
+        [gatewayConfigId],
+        reason,
+      );
+      this.logger.warn(
+        { companyId, gatewayConfigId, campaigns: paused },
+        'Cloud API number refused by Meta for its account: its campaigns paused',
+      );
+    }
+  }
+}
+
+function collectReceipts(batch: StoredGatewayEvent[]): CollectedReceipts {
+  const collected: CollectedReceipts = {
+    receipts: [],
+    callbacks: [],
+    billed: [],
+    cloudConfigs: new Set(),
+    blocked: [],
+  };
+  for (const event of batch.filter((e) => e.event === 'messages.update')) {
+    const data = eventData(event.payload);
+    const found = receiptOf(data);
+    if (!found) {
+      continue;
+    }
+    const title = titleOf(data);
+    const receipt = {
+      companyId: event.companyId,
+      ...found,
+      at: atOf(event),
+      title,
+      refusalKind: refusalKindIn(data, found.code),
+    };
+    collected.receipts.push({ event, receipt });
+    if (data.cloud === true) {
+      collected.cloudConfigs.add(event.gatewayConfigId);
+      if (found.code !== null && kindOfMetaCode(Number(found.code)) === 'account_blocked') {
+        const { companyId, gatewayConfigId } = event;
+        const reason = accountBlockedReason(found.code, title);
+        collected.blocked.push({ companyId, gatewayConfigId, reason });
+      }
+    }
+    if (typeof data.contactId === 'string') {
+      collected.callbacks.push({ ...receipt, contactId: data.contactId });
+    }
+    const category = chargedCategoryOf(data);
+    if (category) {
+      collected.billed.push({ companyId: event.companyId, keyId: receipt.keyId, category });
+    }
+  }
+  return collected;
+}
+
+/** The pause's reason, in the words the engine gives the same answer to a send. */
+function accountBlockedReason(code: string, title: string | null): string {
+  const detail = [`código ${code}`, title].filter(Boolean).join(': ');
+  return `A conta da API oficial não pode enviar: ${detail}`.slice(0, 500);
 }
 
 /** The Cloud API's error title of a failed status (meta-webhook.ts), else null. */
