@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ValidationFailedError } from '../../../common/errors/domain-error';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { GatewayTemplatesService } from '../../gateway/application/gateway-templates.service';
+import { usesNamedParameters } from '../../gateway/domain/gateway-template';
 import { type CampaignTemplate, templateProblems } from '../domain/campaign-template';
 import { type FieldErrors, storedTemplateOf, type TemplateInput } from './campaign-input';
 
@@ -72,7 +73,10 @@ export class CampaignTemplateCheck {
         template.name,
         template.language,
       );
-      const problems = templateProblems(template, found);
+      const problems = templateProblems(
+        template,
+        found && { ...found, namedParameters: usesNamedParameters(found) },
+      );
       if (problems.length > 0) {
         return problems;
       }

@@ -33,6 +33,17 @@ describe('a template as the business account has it', () => {
       [['template.name', 'o modelo não está aprovado pela Meta (status PAUSED)']],
     ],
     [
+      'named parameters',
+      TEMPLATE,
+      { ...ON_ACCOUNT, namedParameters: true },
+      [
+        [
+          'template.name',
+          'modelos com parâmetros nomeados ({{nome}}) ainda não são enviados: use um modelo de parâmetros numerados ({{1}})',
+        ],
+      ],
+    ],
+    [
       'the wrong number of body parameters',
       { ...TEMPLATE, bodyParameters: ['{PrimeiroNome}'] },
       ON_ACCOUNT,

@@ -21,6 +21,8 @@ export interface TemplateOnAccount {
   /** How many text parameters its header has. */
   headerParameters: number;
   headerFormat: 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT' | 'LOCATION' | null;
+  /** Its body's parameters are named ({{first_name}}), which the service does not send yet. */
+  namedParameters?: boolean;
 }
 
 const MEDIA_HEADERS: Record<string, 'image' | 'video' | 'document'> = {
@@ -36,6 +38,9 @@ const MEDIA_HEADERS: Record<string, 'image' | 'video' | 'document'> = {
  * does not fill (text parameters, a location). Meta's templates reference:
  * developers.facebook.com/documentation/business-messaging/whatsapp/templates/
  */
+const NAMED_PARAMETERS_REFUSED =
+  'modelos com parâmetros nomeados ({{nome}}) ainda não são enviados: use um modelo de parâmetros numerados ({{1}})';
+
 export function templateProblems(
   template: CampaignTemplate,
   found: TemplateOnAccount | null,
@@ -45,6 +50,9 @@ export function templateProblems(
   }
   if (found.status !== 'APPROVED') {
     return [['template.name', `o modelo não está aprovado pela Meta (status ${found.status})`]];
+  }
+  if (found.namedParameters) {
+    return [['template.name', NAMED_PARAMETERS_REFUSED]];
   }
   const errors: Array<[string, string]> = [];
   if (template.bodyParameters.length !== found.bodyParameters) {

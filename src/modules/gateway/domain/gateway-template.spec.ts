@@ -1,4 +1,4 @@
-import { templateFromMeta } from './gateway-template';
+import { templateFromMeta, usesNamedParameters } from './gateway-template';
 
 describe('templateFromMeta', () => {
   it('counts distinct positional body parameters and a media header', () => {
@@ -52,5 +52,28 @@ describe('templateFromMeta', () => {
   it('skips an entry without a name or a language', () => {
     expect(templateFromMeta({ language: 'pt_BR' })).toBeNull();
     expect(templateFromMeta('x')).toBeNull();
+  });
+});
+
+describe('usesNamedParameters', () => {
+  const body = (text: string) => ({
+    components: [
+      { type: 'HEADER', format: 'TEXT', text: '{{x}}' },
+      { type: 'BODY', text },
+    ],
+  });
+
+  it.each([
+    ['Olá {{1}}, seu pedido {{2}}', false],
+    ['Olá {{ 1 }}', false],
+    ['Sem parâmetros', false],
+    ['Olá {{first_name}}, pedido {{order_id}}', true],
+    ['Olá {{nome}}', true],
+  ])('reads %p as named: %p', (text, named) => {
+    expect(usesNamedParameters(body(text))).toBe(named);
+  });
+
+  it('is false without a body', () => {
+    expect(usesNamedParameters({ components: [] })).toBe(false);
   });
 });

@@ -38,6 +38,18 @@ function countParameters(text: unknown): number {
   return new Set(Array.from(text.matchAll(PLACEHOLDER), (match) => match[1])).size;
 }
 
+/**
+ * Whether the body's parameters are named (`{{first_name}}`) rather than positional: Meta then
+ * wants each value sent with its `parameter_name`.
+ */
+export function usesNamedParameters(template: Pick<GatewayTemplate, 'components'>): boolean {
+  const text = componentOf(template.components, 'BODY')?.text;
+  return (
+    typeof text === 'string' &&
+    Array.from(text.matchAll(PLACEHOLDER)).some((match) => !/^\d+$/.test(match[1]))
+  );
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
