@@ -130,6 +130,18 @@ describe('a template campaign for one contact', () => {
     });
   });
 
+  it('sends a parameter on one line, as Meta takes parameters', () => {
+    const [message] = messagesForContact(
+      content,
+      { name: 'Maria' },
+      { cidade: 'Rua A, 10\r\nApto 3\tFundos         (portão azul)' },
+      's',
+    );
+    expect((message as { bodyParameters: string[] }).bodyParameters[1]).toBe(
+      'Rua A, 10 Apto 3 Fundos    (portão azul)',
+    );
+  });
+
   it('draws variants in parameters, the same for the same seed', () => {
     const varied = {
       ...content,

@@ -60,6 +60,14 @@ export function messagesForContact(
  * A Cloud API template, each body parameter drawn and filled like a message (its own seed per
  * position, so two parameters draw independently); the header's media is sent as written.
  */
+/**
+ * Meta refuses a template parameter with a new line, a tab or more than four spaces in a row
+ * (its rules for template parameters): a database value with line breaks is sent on one line.
+ */
+export function asTemplateParameter(text: string): string {
+  return text.replace(/[\r\n\t]+/g, ' ').replace(/ {5,}/g, '    ');
+}
+
 function templateMessage(
   template: CampaignTemplate,
   render: (text: string, field: string) => string,
@@ -69,7 +77,7 @@ function templateMessage(
     name: template.name,
     language: template.language,
     bodyParameters: template.bodyParameters.map((parameter, index) =>
-      render(parameter, `template:${index}`),
+      asTemplateParameter(render(parameter, `template:${index}`)),
     ),
   };
   if (template.headerMedia) {
