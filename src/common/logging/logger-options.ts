@@ -14,6 +14,7 @@ export const REDACTED_PATHS = [
   '*.apiKey',
   '*.gatewayApiKey',
   '*.accessToken',
+  '*.appSecret',
   '*.secret',
 ];
 

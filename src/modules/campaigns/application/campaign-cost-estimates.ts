@@ -34,12 +34,15 @@ export class CampaignCostEstimates {
     if (!campaign.template) {
       return null;
     }
-    const template = await this.templates.find(
-      campaign.companyId,
-      campaign.gatewayConfigId,
-      campaign.template.name,
-      campaign.template.language,
-    );
+    // The campaign is saved: an estimate Meta cannot be asked for is none, never an error.
+    const template = await this.templates
+      .find(
+        campaign.companyId,
+        campaign.gatewayConfigId,
+        campaign.template.name,
+        campaign.template.language,
+      )
+      .catch(() => null);
     const category = template ? pricedCategoryOf(template.category.toLowerCase()) : null;
     if (!category) {
       return null;
