@@ -33,6 +33,17 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
     contacts: Array<{ phoneNumber: string; name: string }>,
   ) => completedCloudCampaign(t.app, fake, company, contacts);
 
+  /** The campaign's last contact as a send whose answer was lost: UNCERTAIN, next look in 1 h. */
+  async function lastSendUncertain(campaignId: number): Promise<string> {
+    const { rows } = await db().query<{ id: string }>(
+      `UPDATE campaign_contacts SET status = 'UNCERTAIN', gateway_message_id = NULL,
+              sent_at = NULL, reconcile_at = now() + interval '1 hour', reconcile_attempts = 0
+        WHERE id = (SELECT max(id) FROM campaign_contacts WHERE campaign_id = $1) RETURNING id`,
+      [campaignId],
+    );
+    return rows[0].id;
+  }
+
   /** The number's statuses, posted as Meta does (signed). */
   function postStatuses(cloud: CloudNumber, statuses: Array<Record<string, unknown>>) {
     const body = webhookBody(cloud.businessAccountId, [messagesChange(cloud, { statuses })]);
@@ -233,17 +244,11 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
   it('settles an uncertain send as SENT with the first status that names its contact, never twice', async () => {
     const company = await TestCompany.register(t.http);
     const { cloud, campaignId } = await cloudCampaign(company, phones(2, 2300));
-    // The second contact's send outlived its answer: UNCERTAIN, its next look far away.
-    const { rows } = await db().query<{ id: string }>(
-      `UPDATE campaign_contacts SET status = 'UNCERTAIN', gateway_message_id = NULL,
-              sent_at = NULL, reconcile_at = now() + interval '1 hour', reconcile_attempts = 0
-        WHERE id = (SELECT max(id) FROM campaign_contacts WHERE campaign_id = $1) RETURNING id`,
-      [campaignId],
-    );
+    // The second contact's send outlived its answer.
+    const contactId = await lastSendUncertain(campaignId);
     await db().query(`UPDATE campaigns SET sent_contacts = sent_contacts - 1 WHERE id = $1`, [
       campaignId,
     ]);
-    const contactId = rows[0].id;
     const first = 'wamid.HBgLNTUxMTk4ODAwMjMwMRUCABEYEjFBQ0E5RTBGMkY0RkQ2QjFCAA==';
     const later = 'wamid.HBgLNTUxMTk4ODAwMjMwMRUCABEYEjk5OTk5OTk5OTk5OTk5OTk5AA==';
     await postStatuses(cloud, [
@@ -266,6 +271,24 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
     );
     expect(contact.rows[0]).toEqual({ status: 'SENT', gateway_message_id: first });
     expect((await company.get(`/api/campaigns/${campaignId}`)).body.sentContacts).toBe(2);
+  });
+
+  it('completes an ACTIVE campaign at once when a status settles its last unconfirmed send', async () => {
+    const company = await TestCompany.register(t.http);
+    const { cloud, campaignId } = await cloudCampaign(company, phones(2, 2350));
+    // As the engine leaves it: ACTIVE, its last send's answer lost, its next look an hour away.
+    const contactId = await lastSendUncertain(campaignId);
+    await db().query(
+      `UPDATE campaigns SET status = 'ACTIVE', completed_at = NULL, sent_contacts = sent_contacts - 1,
+              next_send_at = now() + interval '1 hour'
+        WHERE id = $1`,
+      [campaignId],
+    );
+    await postStatuses(cloud, [
+      status({ wamid: 'wamid.SETTLED2350', status: 'sent', callbackData: contactId }),
+    ]).expect(200);
+    const done = await waitForCampaign(company, campaignId, (c) => c.status === 'COMPLETED');
+    expect(done.sentContacts).toBe(2);
   });
 
   it('feeds people’s messages to replies, opt-out and the 24-hour window', async () => {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { execute, queryRows } from '../../../database/query-rows';
+import { wakeSettledCampaigns } from './reconciliation.repository';
 import { CAMPAIGN_CONTACT_LIFECYCLE } from '../domain/campaign-contact-status';
 import {
   AppliedReceipts,
@@ -153,7 +154,7 @@ export class DeliveryReceiptsRepository {
     if (receipts.length === 0) {
       return 0;
     }
-    const rows = await queryRows<{ n: number }>(
+    const rows = await queryRows<{ campaignId: number; n: number }>(
       tx,
       `WITH receipt AS (
          SELECT DISTINCT ON (contact_id) contact_id, company_id, key_id, at
@@ -171,8 +172,8 @@ export class DeliveryReceiptsRepository {
          UPDATE campaigns k SET sent_contacts = sent_contacts + s.n, updated_at = now()
            FROM (SELECT campaign_id, count(*)::int AS n FROM sent GROUP BY campaign_id) s
           WHERE k.id = s.campaign_id
-          RETURNING s.n)
-       SELECT coalesce(sum(n), 0)::int AS n FROM counted`,
+          RETURNING k.id, s.n)
+       SELECT id AS "campaignId", n FROM counted`,
       [
         receipts.map((r) => r.contactId),
         receipts.map((r) => r.companyId),
@@ -180,7 +181,12 @@ export class DeliveryReceiptsRepository {
         receipts.map((r) => r.at),
       ],
     );
-    return rows[0]?.n ?? 0;
+    // A campaign whose last unfinished contact this was completes now, not at its next look.
+    await wakeSettledCampaigns(
+      tx,
+      rows.map((row) => row.campaignId),
+    );
+    return rows.reduce((sum, row) => sum + row.n, 0);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { Transaction } from '../../../common/persistence/transaction';
 import { queryMilliseconds, queryRows } from '../../../database/query-rows';
 import {
   CAMPAIGN_CONTACT_LIFECYCLE,
@@ -129,19 +130,8 @@ export class ReconciliationRepository {
    * worker completes it (with its events) instead of waiting for its next look. A campaign
    * with contacts still to send keeps its pacing.
    */
-  private async wakeIfSettled(campaignId: number): Promise<void> {
-    const rows = await queryRows<{ id: number }>(
-      this.dataSource,
-      `UPDATE campaigns SET next_send_at = now()
-        WHERE id = $1 AND status = 'ACTIVE'
-          AND NOT EXISTS (SELECT 1 FROM campaign_contacts
-                           WHERE campaign_id = $1 AND status = ANY($2))
-        RETURNING id`,
-      [campaignId, UNFINISHED_CONTACT_STATUSES],
-    );
-    if (rows.length > 0) {
-      await this.dataSource.query(`SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
-    }
+  private wakeIfSettled(campaignId: number): Promise<void> {
+    return wakeSettledCampaigns(this.dataSource, [campaignId]);
   }
 
   async msUntilNextDue(): Promise<number | null> {
@@ -151,5 +141,32 @@ export class ReconciliationRepository {
          FROM campaign_contacts WHERE status = 'UNCERTAIN'`,
     );
     return ms === null ? null : Math.max(0, ms);
+  }
+}
+
+/**
+ * The ACTIVE campaigns among `campaignIds` left with no unfinished contact are due at once,
+ * and the engine is woken, so that a worker completes them (with their events) instead of
+ * waiting for their next look; a campaign with contacts still to send keeps its pacing. In a
+ * transaction, the wake-up is heard when it commits.
+ */
+export async function wakeSettledCampaigns(
+  runner: Transaction | DataSource,
+  campaignIds: number[],
+): Promise<void> {
+  if (campaignIds.length === 0) {
+    return;
+  }
+  const rows = await queryRows<{ id: number }>(
+    runner,
+    `UPDATE campaigns k SET next_send_at = now()
+      WHERE k.id = ANY($1::int[]) AND k.status = 'ACTIVE'
+        AND NOT EXISTS (SELECT 1 FROM campaign_contacts c
+                         WHERE c.campaign_id = k.id AND c.status = ANY($2))
+      RETURNING k.id`,
+    [campaignIds, UNFINISHED_CONTACT_STATUSES],
+  );
+  if (rows.length > 0) {
+    await queryRows(runner, `SELECT pg_notify($1, '')`, [DISPATCH_CHANNEL]);
   }
 }
