@@ -1,17 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { GatewayOperation } from '../../../common/metrics/metric-labels';
 import { Metrics } from '../../../common/metrics/metrics';
-import {
-  OutboundHttpClient,
-  OutboundJsonResponse,
-  OutboundMethod,
-} from '../../../common/outbound/outbound-http.client';
-import { OutboundError } from '../../../common/outbound/outbound.errors';
+import { OutboundHttpClient, OutboundMethod } from '../../../common/outbound/outbound-http.client';
 import { CloudApiTarget, GatewayError } from '../domain/messaging-gateway';
 import { cloudApiErrorFromResponse } from './cloud-api.errors';
-import { gatewayErrorFromOutbound } from './evolution-api.errors';
 import { endpointUrl } from './evolution-api.gateway';
-import { timedGatewayCall } from './timed-gateway-call';
+import { exchangeJson, timedGatewayCall } from './timed-gateway-call';
 
 export interface GraphCall {
   /** What the call is for, as the metrics label it. */
@@ -44,28 +38,21 @@ export class GraphApiClient {
   }
 
   private async exchange(target: CloudApiTarget, call: GraphCall): Promise<unknown> {
-    let response: OutboundJsonResponse;
     try {
-      response = await this.http.requestJson({
-        method: call.method,
-        url: graphUrl(target, call.path, call.query),
-        headers: { Authorization: `Bearer ${target.accessToken}` },
-        json: call.json,
-        timeoutMs: call.timeoutMs,
-      });
-    } catch (error) {
-      // The rule every gateway shares: refused or unresolved before the request was written
-      // is transient (not sent); a timeout or reset after it was written is uncertain.
-      throw this.failed(
-        target,
-        call,
-        error instanceof OutboundError ? gatewayErrorFromOutbound(error) : error,
+      return await exchangeJson(
+        this.http,
+        {
+          method: call.method,
+          url: graphUrl(target, call.path, call.query),
+          headers: { Authorization: `Bearer ${target.accessToken}` },
+          json: call.json,
+          timeoutMs: call.timeoutMs,
+        },
+        (response) => cloudApiErrorFromResponse(response.status, response.data),
       );
+    } catch (error) {
+      throw this.failed(target, call, error);
     }
-    if (response.status >= 200 && response.status < 300) {
-      return response.data;
-    }
-    throw this.failed(target, call, cloudApiErrorFromResponse(response.status, response.data));
   }
 
   /** Logs which number and call failed and how: never the token. */

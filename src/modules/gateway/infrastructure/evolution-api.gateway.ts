@@ -1,12 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  OutboundHttpClient,
-  OutboundJsonResponse,
-  OutboundMethod,
-} from '../../../common/outbound/outbound-http.client';
+import { OutboundHttpClient, OutboundMethod } from '../../../common/outbound/outbound-http.client';
 import type { GatewayOperation } from '../../../common/metrics/metric-labels';
 import { Metrics } from '../../../common/metrics/metrics';
-import { OutboundError } from '../../../common/outbound/outbound.errors';
 import { RetryPolicy, withRetries } from '../../../common/outbound/retry';
 import { AppConfig } from '../../../config/app-config.service';
 import {
@@ -24,7 +19,7 @@ import {
   SentMessage,
   StoredSentMessage,
 } from '../domain/messaging-gateway';
-import { gatewayErrorFromOutbound, gatewayErrorFromResponse } from './evolution-api.errors';
+import { gatewayErrorFromResponse } from './evolution-api.errors';
 import {
   buildSendRequest,
   SendEndpoint,
@@ -37,7 +32,7 @@ import {
   toSentMessage,
   toStoredSentMessages,
 } from './evolution-api.payloads';
-import { timedGatewayCall } from './timed-gateway-call';
+import { exchangeJson, timedGatewayCall } from './timed-gateway-call';
 
 const READ_TIMEOUT_MS = 15_000;
 /** Messages one look into the gateway's store reads: a few minutes to one contact. */
@@ -274,38 +269,29 @@ export class EvolutionApiGateway extends MessagingGateway {
 
   /** The body of a 2xx answer, else the classified GatewayError. */
   private async exchange(target: EvolutionTarget, call: GatewayCall): Promise<unknown> {
-    const url = endpointUrl(target.url, call.path, call.query);
-    let response: OutboundJsonResponse;
     try {
-      response = await this.http.requestJson({
-        method: call.method,
-        url,
-        headers: { apikey: target.apiKey },
-        json: call.json,
-        timeoutMs: call.timeoutMs,
-        maxResponseBytes: call.maxResponseBytes,
-      });
-    } catch (error) {
-      throw this.failed(
-        target,
-        call,
-        error instanceof OutboundError ? gatewayErrorFromOutbound(error) : error,
+      return await exchangeJson(
+        this.http,
+        {
+          method: call.method,
+          url: endpointUrl(target.url, call.path, call.query),
+          headers: { apikey: target.apiKey },
+          json: call.json,
+          timeoutMs: call.timeoutMs,
+          maxResponseBytes: call.maxResponseBytes,
+        },
+        (response) =>
+          gatewayErrorFromResponse(
+            response.status,
+            response.data,
+            response.text,
+            target.instance,
+            call.operation,
+          ),
       );
+    } catch (error) {
+      throw this.failed(target, call, error);
     }
-    if (response.status >= 200 && response.status < 300) {
-      return response.data;
-    }
-    throw this.failed(
-      target,
-      call,
-      gatewayErrorFromResponse(
-        response.status,
-        response.data,
-        response.text,
-        target.instance,
-        call.operation,
-      ),
-    );
   }
 
   /** Logs where and how a call failed: instance and host, never the key. */
