@@ -110,7 +110,13 @@ describe('gateway configurations', () => {
       expect(JSON.stringify(row)).not.toContain(API_KEY);
       const resolved = await t.app.get(GatewayConfigsService).resolveTarget(owner.id, created.id);
       expect(resolved).toEqual({
-        config: { id: created.id, name: created.name, url: fake.url, instance: 'acme-sales' },
+        config: {
+          id: created.id,
+          name: created.name,
+          url: fake.url,
+          instance: 'acme-sales',
+          provider: 'EVOLUTION',
+        },
         target: { url: fake.url, apiKey: API_KEY, instance: 'acme-sales' },
       });
     });

@@ -26,6 +26,9 @@ import { CampaignTemplateDto } from './campaign-template.dto';
 import { SendingWindowDto } from '../../../common/time/sending-window.dto';
 import { MAX_POOL_SENDERS } from '../domain/sender-pool';
 
+/** How the pause defaults differ by provider (campaign-input.ts, storedIntervals). */
+const INTERVAL_DEFAULTS =
+  'Padrão 5–12 s; numa configuração da API oficial (CLOUD_API) sem intervalos informados, 0: o número envia no ritmo do seu throughputPerSecond';
 export const MAX_INTERVAL_SECONDS = 3600;
 /** A long pause lasts at most a day; a campaign that should wait longer is paused by a person. */
 export const MAX_LONG_PAUSE_SECONDS = 86_400;
@@ -276,14 +279,24 @@ export class CreateCampaignDto {
   @IsString({ message: 'deve ser uma data-hora no formato YYYY-MM-DDTHH:mm:ss' })
   scheduledFor?: string;
 
-  @ApiPropertyOptional({ default: 5, minimum: 0, maximum: MAX_INTERVAL_SECONDS })
+  @ApiPropertyOptional({
+    default: 5,
+    minimum: 0,
+    maximum: MAX_INTERVAL_SECONDS,
+    description: INTERVAL_DEFAULTS,
+  })
   @IsOptional()
   @IsInt({ message: 'deve ser um número inteiro de segundos' })
   @Min(0, { message: 'não pode ser negativo' })
   @Max(MAX_INTERVAL_SECONDS, { message: `deve ser no máximo ${MAX_INTERVAL_SECONDS}` })
   intervalMinSeconds?: number;
 
-  @ApiPropertyOptional({ default: 12, minimum: 0, maximum: MAX_INTERVAL_SECONDS })
+  @ApiPropertyOptional({
+    default: 12,
+    minimum: 0,
+    maximum: MAX_INTERVAL_SECONDS,
+    description: INTERVAL_DEFAULTS,
+  })
   @IsOptional()
   @IsInt({ message: 'deve ser um número inteiro de segundos' })
   @Min(0, { message: 'não pode ser negativo' })

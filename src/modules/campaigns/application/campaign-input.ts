@@ -6,6 +6,7 @@ import type { CampaignType } from '../domain/campaign-status';
 import { detectMediaType, isDataUri } from '../domain/media-kind';
 import { templateFieldProblems } from '../domain/message-variants';
 import type { CampaignTemplate } from '../domain/campaign-template';
+import type { GatewayProvider } from '../../gateway/domain/messaging-gateway';
 
 export const DEFAULT_MIN_INTERVAL_SECONDS = 5;
 export const DEFAULT_MAX_INTERVAL_SECONDS = 12;
@@ -58,6 +59,22 @@ export function storedTemplateOf(input: TemplateInput | undefined): CampaignTemp
     bodyParameters: input.bodyParameters ?? [],
     headerMedia: input.headerMedia ?? null,
   };
+}
+
+/**
+ * The pause range a campaign stores: the one given, else the defaults; on a Cloud API number
+ * none, since Meta paces it by its throughput instead (domain/throughput-turns.ts): a pause
+ * there is only ever a person's choice.
+ */
+export function storedIntervals(
+  input: Pick<CampaignInput, 'intervalMinSeconds' | 'intervalMaxSeconds'>,
+  checked: Pick<CheckedCampaignInput, 'minInterval' | 'maxInterval'>,
+  provider: GatewayProvider | undefined,
+): { minInterval: number; maxInterval: number } {
+  const given = (input.intervalMinSeconds ?? input.intervalMaxSeconds ?? null) !== null;
+  return provider === 'CLOUD_API' && !given
+    ? { minInterval: 0, maxInterval: 0 }
+    : { minInterval: checked.minInterval, maxInterval: checked.maxInterval };
 }
 
 /** A stored template as the input that would make it (an edit or a launch starts from it). */

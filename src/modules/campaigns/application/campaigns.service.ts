@@ -27,6 +27,7 @@ import {
   FieldErrors,
   NO_VALID_CONTACT,
   prepareContacts,
+  storedIntervals,
   storedTemplateOf,
 } from './campaign-input';
 import { CampaignMediaCheck } from './campaign-media.check';
@@ -359,8 +360,7 @@ export function newCampaignOf(
     template: storedTemplateOf(command.template),
     gateway,
     databaseConfigId: command.databaseConfigId ?? null,
-    minInterval: checked.minInterval,
-    maxInterval: checked.maxInterval,
+    ...storedIntervals(command, checked, gateway.provider),
     notificationPhone: checked.notificationPhone,
     sendingWindow: checked.sendingWindow,
     longPause: checked.longPause,

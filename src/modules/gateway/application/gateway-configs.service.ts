@@ -61,6 +61,8 @@ export interface GatewayConfigSummary {
   name: string;
   url: string;
   instance: string;
+  /** Absent where only the above was read (a copy's or a draft's kept senders). */
+  provider?: GatewayProvider;
 }
 
 export interface ResolvedGatewayConfig {
@@ -321,7 +323,13 @@ export class GatewayConfigsService {
   async resolveTarget(companyId: number, configId: number): Promise<ResolvedGatewayConfig> {
     const config = await this.configs.findOwnedOrFail(companyId, configId);
     return {
-      config: { id: config.id, name: config.name, url: config.url, instance: config.instance },
+      config: {
+        id: config.id,
+        name: config.name,
+        url: config.url,
+        instance: config.instance,
+        provider: config.provider,
+      },
       target: targetOf(this.secrets, config),
     };
   }
