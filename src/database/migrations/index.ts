@@ -34,6 +34,7 @@ import { TemplateCampaigns1763997500000 } from './1763997500000-TemplateCampaign
 import { CloudAccountEvents1763998000000 } from './1763998000000-CloudAccountEvents';
 import { CloudApiOutcomes1763999000000 } from './1763999000000-CloudApiOutcomes';
 import { CloudApiCosts1763999500000 } from './1763999500000-CloudApiCosts';
+import { CloudThroughputPacing1764000000000 } from './1764000000000-CloudThroughputPacing';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   CloudAccountEvents1763998000000,
   CloudApiOutcomes1763999000000,
   CloudApiCosts1763999500000,
+  CloudThroughputPacing1764000000000,
 ];

@@ -41,6 +41,9 @@ import { SenderPoolsWorker } from './application/sender-pools.worker';
 import { CampaignPools } from './application/campaign-pools';
 import { GatewayMediaPreparer } from './application/gateway-media.preparer';
 import { SendOutcomeRecorder } from './application/send-outcome.recorder';
+import { ThroughputOutcomesRecorder } from './application/throughput-outcomes.recorder';
+import { ThroughputTurns } from './application/throughput-turns';
+import { DispatchBatchRepository } from './infrastructure/dispatch-batch.repository';
 import { SendReconciler } from './application/send-reconciler';
 import { SystemContactsFeed } from './application/system-contacts-feed';
 import { Campaign } from './domain/campaign.entity';
@@ -99,6 +102,9 @@ import { UserDatabaseContactVariables } from '../user-databases/application/user
     CampaignDispatcher,
     CampaignMessageSender,
     SendOutcomeRecorder,
+    DispatchBatchRepository,
+    ThroughputTurns,
+    ThroughputOutcomesRecorder,
     CampaignEngineTransitions,
     GatewayMediaPreparer,
     CampaignTemplateCheck,

@@ -6,28 +6,21 @@ import { nextWindowOpening } from '../../../common/time/sending-window';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
-import {
-  InstancePacing,
-  InstanceTurnEnd,
-  SlotAnswer,
-} from '../../gateway/application/ports/instance-pacing';
+import { InstancePacing, SlotAnswer } from '../../gateway/application/ports/instance-pacing';
 import { isFirstSend } from '../domain/campaign-stats';
 import { COMPANY_INACTIVE_REASON } from '../domain/campaign-stops';
 import { drawPauses, messagesPerTurn } from '../domain/send-pauses';
 import { pacesInstance } from '../domain/send-outcome';
+import { sendsAtThroughput, throughputTurnSize } from '../domain/throughput-turns';
 import type { BegunSend, ClaimedCampaign, DispatchCampaign } from '../domain/dispatch-records';
 import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
 import { DispatchLeaseRepository } from '../infrastructure/dispatch-lease.repository';
 import { CampaignEngineTransitions } from './campaign-engine-transitions';
 import { CampaignLifecycle } from './campaign-lifecycle';
 import { CampaignMessageSender } from './campaign-message.sender';
+import { InstanceTurn, newInstanceTurn } from './instance-turn';
 import { SendOutcomeRecorder } from './send-outcome.recorder';
-
-/** What a turn on the instance came to, as InstancePacing.release takes it. */
-interface InstanceTurn extends InstanceTurnEnd {
-  /** A delivery statement ended the turn: it counted the messages and ended the hold. */
-  released: boolean;
-}
+import { ThroughputTurns } from './throughput-turns';
 
 /**
  * Sends the messages of one leased campaign, one at a time: begins a send (re-reads the
@@ -55,6 +48,7 @@ export class CampaignDispatcher {
     private readonly metrics: Metrics,
     private readonly pacing: InstancePacing,
     private readonly gatewayConfigs: GatewayConfigsService,
+    private readonly throughputTurns: ThroughputTurns,
   ) {}
 
   get workerId(): string {
@@ -96,13 +90,40 @@ export class CampaignDispatcher {
       const until = slot.retryAt;
       return this.leases.defer(claim.id, this.workerId, { until, reason, instanceHeld: false });
     }
-    const turn: InstanceTurn = { sent: 0, pauseDraw: null, released: false };
+    const turn = newInstanceTurn();
     try {
-      await this.sendTurn(claim, messagesPerTurn(slot.quota), turn);
+      if (sendsAtThroughput(claim)) {
+        await this.sendAtThroughput(claim, claim.throughputPerSecond, slot.quota, turn);
+      } else {
+        await this.sendTurn(claim, messagesPerTurn(slot.quota), turn);
+      }
     } finally {
       if (!turn.released) {
         await this.pacing.release(claim.gatewayConfigId, this.workerId, turn);
       }
+    }
+  }
+
+  /**
+   * A Cloud API number's turn at its throughput (ThroughputTurns); when no contact was ready,
+   * the campaign is settled as after any turn (a contact due again, its next look, completion).
+   */
+  private async sendAtThroughput(
+    claim: ClaimedCampaign,
+    perSecond: number,
+    quota: number | null,
+    turn: InstanceTurn,
+  ): Promise<void> {
+    const limit = throughputTurnSize(perSecond, quota);
+    const { drained } = await this.throughputTurns.send(
+      claim,
+      perSecond,
+      limit,
+      turn,
+      () => this.stopping,
+    );
+    if (drained) {
+      await this.sendTurn({ ...claim, firstSend: null }, 1, turn);
     }
   }
 

@@ -61,6 +61,14 @@ export interface ClaimedCampaign {
   /** The campaign's pause range: its own pause after the instance's last message falls in it. */
   minInterval: number;
   maxInterval: number;
+  longPauseEvery: number | null;
+  /** Warm contacts first (the replies issue's warmFirst). */
+  warmFirst: boolean;
+  /**
+   * The messages a second its number may send: a Cloud API number's throughput; null for an
+   * Evolution instance, which is paced by pauses only (throughput-turns.ts).
+   */
+  throughputPerSecond: number | null;
   /** The campaign's window, or its company's default; null: always. */
   sendingWindow: SendingWindow | null;
   /**
@@ -124,6 +132,23 @@ export interface DeliveryRecorded extends CampaignCounters {
    */
   leaseHeld: boolean;
   contactMoved: boolean;
+}
+
+/** One message of a turn at the number's throughput that went out. */
+export interface DeliveredContact {
+  contactId: string;
+  /** The gateway's key of the message. */
+  messageId: string | null;
+  /** What the contact was sent: `sent_text`. */
+  text: string | null;
+}
+
+/** What a statement recording many deliveries did. */
+export interface BatchDelivered extends CampaignCounters {
+  /** The worker still holds the lease: its turn may go on. */
+  leaseHeld: boolean;
+  /** The contacts whose rows moved (were counted). */
+  contactsMoved: number;
 }
 
 export interface ContactToSend {

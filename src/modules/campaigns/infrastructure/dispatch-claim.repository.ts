@@ -9,6 +9,7 @@ import {
   INSTANCE_DUE_AT,
   INSTANCE_HAS_CAMPAIGNS,
   sentTodaySql,
+  TIER_ROOM_SQL,
 } from '../../gateway/infrastructure/instance-pacing.sql';
 import { statusesAllowing } from '../domain/campaign-status';
 import type { WaitingReason } from '../domain/campaign.entity';
@@ -19,13 +20,14 @@ import {
   COMPANY_ACTIVE,
   CONTACT_IS_BLOCKED,
   MOVE,
+  RENEW_LEASE,
+  TAKE_SET,
+  TAKEN_CONTACT_COLUMNS,
+  THROUGHPUT_PER_SECOND,
   UNFINISHED,
 } from './dispatch.sql';
 
-/**
- * Due instances read per campaign claimed: some of them have nothing to claim yet (their
- * campaigns are leased, or wait a shortest pause longer than the one the instance waited).
- */
+/** Due instances read per campaign claimed: some have nothing to claim yet (leased, or pausing). */
 const DUE_INSTANCES_PER_CLAIM = 4;
 
 /**
@@ -71,16 +73,18 @@ const DUE_CAMPAIGNS = `
 /**
  * The instances of the due campaigns that may send now, as of their latest rows (locked, a
  * row another sender is writing skipped): nobody holds them, the campaign's pause after their
- * last message is over, and their figure of the day ($5: APP_TIMEZONE) is not reached.
+ * last message is over, their figure of the day ($5: APP_TIMEZONE) is not reached, and a Cloud
+ * API number has room in its tier. The quota is the lower of the two (least() skips a null).
  */
 const FREE_INSTANCES = `
-  SELECT p.gateway_config_id, ${dayLimitSql('$5')} - ${sentTodaySql('$5')} AS quota
+  SELECT p.gateway_config_id, least(${dayLimitSql('$5')} - ${sentTodaySql('$5')}, ${TIER_ROOM_SQL}) AS quota
     FROM instance_pacing p
     JOIN gateway_configs g ON g.id = p.gateway_config_id
     JOIN due ON due.gateway_config_id = p.gateway_config_id
    WHERE (p.held_until IS NULL OR p.held_until < now())
      AND ${campaignPauseEndsSql('due', 'p')} <= now()
      AND coalesce(${sentTodaySql('$5')} < ${dayLimitSql('$5')}, true)
+     AND coalesce(${TIER_ROOM_SQL} > 0, true)
      FOR UPDATE OF p SKIP LOCKED`;
 
 /**
@@ -114,13 +118,6 @@ function nextReadyContactSql(campaignId: string, onlyIf = 'true'): string {
                 WHERE ${ready} AND warm.id IS NULL AND (pick.mode IS NULL OR pick.mode = 'WARM_FIRST')
                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) AS next ON true)`;
 }
-
-/** What a send needs of the contact row `c` it took, as TakenContactColumns. */
-const TAKEN_CONTACT_COLUMNS = `c.id AS "contactId", c.phone_number AS "contactPhoneNumber",
-  c.name AS "contactName", c.retry_count AS "contactAttempts", ${CONTACT_IS_BLOCKED} AS "contactBlocked"`;
-
-/** A contact row `c` marked SENDING (an attempt begins): the SET list of the take. */
-const TAKE_SET = `status = ${MOVE.take.to}, sending_started_at = now(), retry_count = retry_count + 1`;
 
 /**
  * The first contact of each campaign the claim leased that may send at once — its instance
@@ -194,6 +191,7 @@ export class DispatchClaimRepository {
             -- Reached by key: the planner would otherwise scan the table to join a few rows.
             AND campaigns.id = ANY (ARRAY(SELECT id FROM due))
           RETURNING ${CAMPAIGN_COLUMNS}, ${COMPANY_ACTIVE}, d.previous_holder IS NOT NULL AS "takenOver",
+                    warm_first AS "warmFirst", ${THROUGHPUT_PER_SECOND} AS "throughputPerSecond",
                     coalesce(sending_window, (SELECT sending_window FROM companies
                                                WHERE companies.id = campaigns.company_id)) AS "sendingWindow"),
        free AS (${FREE_INSTANCES}),
@@ -228,10 +226,7 @@ export class DispatchClaimRepository {
     const rows = await queryPrepared<DispatchCampaign & TakenContactColumns>(
       this.dataSource,
       'dispatch_begin_leased_send',
-      `WITH campaign AS (
-         UPDATE campaigns SET locked_until = now() + make_interval(secs => $3)
-          WHERE id = $1 AND locked_by = $2
-          RETURNING ${CAMPAIGN_COLUMNS}),
+      `WITH campaign AS (${RENEW_LEASE}),
        taken AS (
          UPDATE campaign_contacts c SET ${TAKE_SET}
           WHERE id = ${nextReadyContactSql('$1', `EXISTS (SELECT 1 FROM campaign WHERE status = 'ACTIVE' AND "lockedBy" = $2)`)}
@@ -364,13 +359,25 @@ function splitTaken(row: DispatchCampaign & TakenContactColumns): {
 /** One row of the claim: the leased campaign, its instance's hold, the contact it took. */
 type ClaimRow = DispatchCampaign &
   TakenContactColumns &
-  Pick<ClaimedCampaign, 'takenOver' | 'sendingWindow' | 'instanceHeld' | 'quota'> & {
+  Pick<
+    ClaimedCampaign,
+    'takenOver' | 'sendingWindow' | 'instanceHeld' | 'quota' | 'warmFirst' | 'throughputPerSecond'
+  > & {
     companyActive: boolean;
     campaign_id: number | null;
   };
 
 function claimOf(row: ClaimRow): ClaimedCampaign {
-  const { takenOver, sendingWindow, instanceHeld, quota, campaign_id: _taken, ...rest } = row;
+  const {
+    takenOver,
+    sendingWindow,
+    instanceHeld,
+    quota,
+    warmFirst,
+    throughputPerSecond,
+    campaign_id: _taken,
+    ...rest
+  } = row;
   const { campaign, contact } = splitTaken(rest);
   return {
     id: campaign.id,
@@ -379,6 +386,9 @@ function claimOf(row: ClaimRow): ClaimedCampaign {
     gatewayConfigId: campaign.gatewayConfigId,
     minInterval: campaign.minInterval,
     maxInterval: campaign.maxInterval,
+    longPauseEvery: campaign.longPauseEvery,
+    warmFirst,
+    throughputPerSecond,
     sendingWindow,
     instanceHeld,
     quota,

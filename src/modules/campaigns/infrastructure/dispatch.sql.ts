@@ -1,5 +1,6 @@
 import { statusLiteral } from '../../../common/state/transition-table';
 import { campaignPauseEndsSql } from '../../gateway/infrastructure/instance-pacing.sql';
+import { DEFAULT_CLOUD_THROUGHPUT_PER_SECOND } from '../../gateway/domain/cloud-api-throughput';
 import { CAMPAIGN_LIFECYCLE } from '../domain/campaign-status';
 import {
   CAMPAIGN_CONTACT_LIFECYCLE,
@@ -25,6 +26,15 @@ export const CAMPAIGN_COLUMNS = `
   watched_sends AS "watchedSends",
   (SELECT auto_pause FROM companies WHERE companies.id = campaigns.company_id) AS "autoPause",
   greatest(0, extract(epoch FROM now() - greatest(next_send_at, ${PAUSE_ENDS})))::float AS "sendLagSeconds"`;
+
+/**
+ * Renews the lease of worker $2 on campaign $1 for $3 seconds, row-locking it (a pause or a
+ * cancel committed before waits no more: it stops the send), and answers the campaign as
+ * DispatchCampaign; no row when the lease is not that worker's. The first step of a send.
+ */
+export const RENEW_LEASE = `UPDATE campaigns SET locked_until = now() + make_interval(secs => $3)
+   WHERE id = $1 AND locked_by = $2
+   RETURNING ${CAMPAIGN_COLUMNS}`;
 
 /** The counters a campaign's events and completion are written from. */
 export const COUNTER_COLUMNS = `total_contacts AS "totalContacts", sent_contacts AS "sentContacts",
@@ -67,5 +77,20 @@ export const CONTACT_IS_BLOCKED = `EXISTS (SELECT 1 FROM blocked_contacts b JOIN
                                      WHERE b.company_id = c.company_id AND b.phone_number = c.phone_number
                                        AND b.is_active AND co.blocked_contacts_enabled)`;
 
+/** What a send needs of the contact row `c` it took, as TakenContactColumns. */
+export const TAKEN_CONTACT_COLUMNS = `c.id AS "contactId", c.phone_number AS "contactPhoneNumber",
+  c.name AS "contactName", c.retry_count AS "contactAttempts", ${CONTACT_IS_BLOCKED} AS "contactBlocked"`;
+
+/** A contact row `c` marked SENDING (an attempt begins): the SET list of the take. */
+export const TAKE_SET = `status = ${MOVE.take.to}, sending_started_at = now(), retry_count = retry_count + 1`;
+
 /** Whether the campaign's company may send, read with the campaign. */
 export const COMPANY_ACTIVE = `(SELECT is_active FROM companies WHERE companies.id = campaigns.company_id) AS "companyActive"`;
+
+/**
+ * The messages a second the campaign row's number may send: a Cloud API number's throughput
+ * (its configuration's, or Meta's default); null for an Evolution instance, paced by pauses.
+ */
+export const THROUGHPUT_PER_SECOND = `(SELECT CASE WHEN g.provider = 'CLOUD_API'
+       THEN coalesce(g.throughput_per_second, ${DEFAULT_CLOUD_THROUGHPUT_PER_SECOND}) END
+  FROM gateway_configs g WHERE g.id = campaigns.gateway_config_id)`;

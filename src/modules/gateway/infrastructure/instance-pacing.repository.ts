@@ -14,6 +14,8 @@ import {
   dayLimitSql,
   releaseHoldSql,
   sentTodaySql,
+  TIER_ROOM_AT_SQL,
+  TIER_ROOM_SQL,
   todaySql,
   warmupLimitSql,
 } from './instance-pacing.sql';
@@ -23,7 +25,8 @@ interface HoldRow {
   quota: number | null;
   capped: boolean;
   busyUntil: Date;
-  nextDay: Date;
+  /** When a capped instance has room again: its next day, or room in its tier. */
+  roomAt: Date;
 }
 
 /**
@@ -57,7 +60,7 @@ export class PgInstancePacing implements InstancePacing {
       return { held: true, quota: row?.quota ?? null };
     }
     return row.capped
-      ? { held: false, reason: 'DAILY_LIMIT', retryAt: row.nextDay }
+      ? { held: false, reason: 'DAILY_LIMIT', retryAt: row.roomAt }
       : { held: false, reason: 'BUSY', retryAt: row.busyUntil };
   }
 
@@ -74,7 +77,9 @@ export class PgInstancePacing implements InstancePacing {
          SELECT p.gateway_config_id,
                 pause_ends_at(p.last_message_at, p.pause_draw, $5::int, $6::int) AS quiet_from,
                 p.held_by, p.held_until,
-                ${sentTodaySql('$4')} AS sent_today, ${dayLimitSql('$4')} AS day_limit
+                ${sentTodaySql('$4')} AS sent_today, ${dayLimitSql('$4')} AS day_limit,
+                ${TIER_ROOM_SQL} AS tier_room,
+                CASE WHEN g.recipient_cap IS NOT NULL THEN ${TIER_ROOM_AT_SQL} END AS tier_room_at
            FROM instance_pacing p JOIN gateway_configs g ON g.id = p.gateway_config_id
           WHERE p.gateway_config_id = $1
             FOR UPDATE OF p),
@@ -85,14 +90,19 @@ export class PgInstancePacing implements InstancePacing {
             AND cur.quiet_from <= now()
             AND (cur.held_until IS NULL OR cur.held_until < now())
             AND (cur.day_limit IS NULL OR cur.sent_today < cur.day_limit)
+            AND (cur.tier_room IS NULL OR cur.tier_room > 0)
           RETURNING 1)
        SELECT EXISTS (SELECT 1 FROM held) AS held,
-              cur.day_limit - cur.sent_today AS quota,
-              coalesce(cur.sent_today >= cur.day_limit, false) AS capped,
+              least(cur.day_limit - cur.sent_today, cur.tier_room) AS quota,
+              coalesce(cur.sent_today >= cur.day_limit, false) OR coalesce(cur.tier_room <= 0, false) AS capped,
               CASE WHEN cur.quiet_from > now() THEN cur.quiet_from
+                   -- Resting (Meta asked the number to slow down): until the rest ends.
+                   WHEN cur.held_by IS NULL AND cur.held_until > now() THEN cur.held_until
                    -- Held by another sender: look again shortly.
                    ELSE now() + interval '1 second' END AS "busyUntil",
-              ((${todaySql('$4')} + 1)::timestamp AT TIME ZONE $4) AS "nextDay"
+              CASE WHEN coalesce(cur.sent_today >= cur.day_limit, false)
+                   THEN ((${todaySql('$4')} + 1)::timestamp AT TIME ZONE $4)
+                   ELSE cur.tier_room_at END AS "roomAt"
          FROM cur`,
       [
         gatewayConfigId,
@@ -110,9 +120,16 @@ export class PgInstancePacing implements InstancePacing {
     await queryPrepared(
       this.dataSource,
       'pacing_release',
-      `UPDATE instance_pacing p SET ${releaseHoldSql('$2', '$3', '$4', '$5::float')}
+      `UPDATE instance_pacing p SET ${releaseHoldSql('$2', '$3', '$4', '$5::float', '$6::float')}
         WHERE gateway_config_id = $1`,
-      [gatewayConfigId, holder, turn.sent, this.config.appTimezone, turn.pauseDraw ?? null],
+      [
+        gatewayConfigId,
+        holder,
+        turn.sent,
+        this.config.appTimezone,
+        turn.pauseDraw ?? null,
+        turn.restSeconds ?? null,
+      ],
     );
   }
 
@@ -120,7 +137,7 @@ export class PgInstancePacing implements InstancePacing {
     const rows = await queryRows<{ id: number }>(
       this.dataSource,
       `UPDATE instance_pacing SET held_by = NULL, held_until = NULL
-        WHERE held_until >= now() AND ${holderIsGoneSql('held_by')}
+        WHERE held_until >= now() AND held_by IS NOT NULL AND ${holderIsGoneSql('held_by')}
         RETURNING gateway_config_id AS id`,
     );
     return rows.length;

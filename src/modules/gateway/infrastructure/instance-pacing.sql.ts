@@ -29,6 +29,26 @@ export function dayLimitSql(tz: string): string {
   return `least(g.daily_limit, ${warmupLimitSql(tz)})`;
 }
 
+/**
+ * A Cloud API number's room in its tier (`g.recipient_cap` unique people in a rolling 24 h):
+ * the cap less the people its turns counted in the window (instance_recipients, 10-minute
+ * buckets, a bucket counted while any of it may be in the window). Null: no cap.
+ */
+export const TIER_ROOM_SQL = `CASE WHEN g.recipient_cap IS NOT NULL THEN
+    g.recipient_cap - (SELECT coalesce(sum(r.recipients), 0)::int FROM instance_recipients r
+                        WHERE r.gateway_config_id = g.id
+                          AND r.bucket_start > now() - interval '1 day 10 minutes')
+  END`;
+
+/**
+ * When a capped number has room again: its oldest bucket in the window leaves it (see
+ * TIER_ROOM_SQL); a minute from now when it holds none.
+ */
+export const TIER_ROOM_AT_SQL = `coalesce(
+    (SELECT min(r.bucket_start) + interval '1 day 10 minutes' FROM instance_recipients r
+      WHERE r.gateway_config_id = g.id AND r.bucket_start > now() - interval '1 day 10 minutes'),
+    now() + interval '1 minute')`;
+
 /** The messages counted for today (the stored count is of `p.day`, which may be an older day). */
 export function sentTodaySql(tz: string): string {
   return `CASE WHEN p.day = ${todaySql(tz)} THEN p.sent_on_day ELSE 0 END`;
@@ -38,7 +58,9 @@ export function sentTodaySql(tz: string): string {
  * The SET list that ends `holder`'s hold on row `p` and counts `sent` messages that went out or
  * may have. `pauseDraw` (0–1, null: no gateway call was made that a pause should follow) starts
  * the instance's pause: each of its campaigns waits its own [min, max] at that point
- * (campaignPauseEndsSql), and a trigger moves the instance's ready_at with it. The count moves
+ * (campaignPauseEndsSql), and a trigger moves the instance's ready_at with it. `restSeconds`
+ * (null: none) keeps everyone off the instance that long: nobody holds it, yet it is not free
+ * (held_until ahead). The count moves
  * whoever holds the instance now (those messages went out either way), the hold ends only if
  * it is still `holder`'s.
  */
@@ -47,10 +69,12 @@ export function releaseHoldSql(
   sent: string,
   tz: string,
   pauseDraw: string,
+  restSeconds = 'NULL::float',
 ): string {
   const called = `(${pauseDraw} IS NOT NULL OR ${sent} > 0)`;
   return `held_by = CASE WHEN p.held_by = ${holder} THEN NULL ELSE p.held_by END,
-          held_until = CASE WHEN p.held_by = ${holder} THEN NULL ELSE p.held_until END,
+          held_until = CASE WHEN p.held_by = ${holder} THEN now() + make_interval(secs => ${restSeconds})
+                            ELSE p.held_until END,
           last_message_at = CASE WHEN ${called} THEN now() ELSE p.last_message_at END,
           pause_draw = CASE WHEN ${called} THEN coalesce(${pauseDraw}, 0) ELSE p.pause_draw END,
           sent_on_day = ${sentTodaySql(tz)} + ${sent},

@@ -52,6 +52,11 @@ export interface InstanceTurnEnd {
    * absent: no call was made that a pause should follow (unless messages were sent: 0).
    */
   pauseDraw?: number | null;
+  /**
+   * Seconds nobody may send through the instance after the turn (Meta asked the number to slow
+   * down: throughput-turns.ts); absent: it may send again once its pause is over.
+   */
+  restSeconds?: number | null;
 }
 
 export type SlotAnswer =
