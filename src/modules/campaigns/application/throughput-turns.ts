@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Metrics } from '../../../common/metrics/metrics';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
 import type { ClaimedCampaign, ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
@@ -48,6 +49,7 @@ export class ThroughputTurns {
     private readonly leases: DispatchLeaseRepository,
     private readonly config: AppConfig,
     private readonly liveness: WorkerLiveness,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -133,6 +135,8 @@ export class ThroughputTurns {
     batch: ContactToSend[],
     turn: InstanceTurn,
   ): void {
+    // Once a batch: how late the campaign was read behind its due time, as for one message.
+    this.metrics.observeDispatchLag(campaign.sendLagSeconds ?? 0);
     const answers = batch.map((contact, i) =>
       this.sendAt(
         running.startedAt + slotOffsetMs(running.sent + i, running.perSecond),
