@@ -138,6 +138,8 @@ describe('Cloud API numbers paced by their throughput', () => {
     expect(statuses.filter((s) => s === 'PENDING')).toHaveLength(6);
     expect(graph.sent).toHaveLength(4);
     expect(await recipientsCounted(configId)).toBe(250);
+    const usage = (await owner.get(`/api/gateway-configs/${configId}/usage`).expect(200)).body;
+    expect(usage).toMatchObject({ recipientCap: 250, recipientsLast24h: 250, messagesToday: 4 });
   });
 
   it('rests the whole number when Meta says it sends too fast, the contact untouched', async () => {

@@ -98,6 +98,8 @@ describe('GET /api/gateway-configs/usage', () => {
       limitToday: 10,
       remainingToday: 8,
       warmupDay: null,
+      recipientCap: null,
+      recipientsLast24h: null,
       activeSenders: { campaigns: 0, automationRuns: 0 },
     });
     expect(usage[1]).toMatchObject({

@@ -188,6 +188,22 @@ export class GatewayUsageResponse {
   })
   limitToday!: number | null;
   @ApiProperty({ nullable: true, type: Number, example: 0 }) remainingToday!: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 1000,
+    description:
+      'CLOUD_API: quantas pessoas distintas o número pode contatar em 24 h (o seu messagingLimitTier); null: sem limite conhecido',
+  })
+  recipientCap!: number | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 640,
+    description:
+      'CLOUD_API: pessoas contatadas nas últimas 24 h (quem recebeu duas vezes conta duas); null sem recipientCap',
+  })
+  recipientsLast24h!: number | null;
   @ApiProperty({ type: ActiveSendersResponse }) activeSenders!: ActiveSendersResponse;
   @ApiProperty({
     nullable: true,
@@ -228,6 +244,8 @@ export function toGatewayUsageResponse(usage: InstanceDay): GatewayUsageResponse
     limitToday: usage.limitToday,
     remainingToday:
       usage.limitToday === null ? null : Math.max(0, usage.limitToday - usage.messagesToday),
+    recipientCap: usage.recipientCap,
+    recipientsLast24h: usage.recipientsLast24h,
     activeSenders: {
       campaigns: usage.activeSenders.campaigns,
       automationRuns: usage.activeSenders.automationRuns,

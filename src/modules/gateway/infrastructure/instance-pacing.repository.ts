@@ -156,6 +156,8 @@ export class PgInstancePacing implements InstancePacing {
               g.daily_limit AS "dailyLimit",
               ${warmupLimitSql(tz)} AS "warmupLimitToday",
               ${dayLimitSql(tz)} AS "limitToday",
+              g.recipient_cap AS "recipientCap",
+              g.recipient_cap - ${TIER_ROOM_SQL} AS "recipientsLast24h",
               CASE WHEN g.warmup_start_per_day IS NOT NULL
                    THEN ${todaySql(tz)} - coalesce((p.first_send_at AT TIME ZONE ${tz})::date, ${todaySql(tz)}) + 1
               END AS "warmupDay",

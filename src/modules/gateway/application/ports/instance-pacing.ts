@@ -60,7 +60,10 @@ export interface InstanceTurnEnd {
 }
 
 export type SlotAnswer =
-  /** `quota`: messages still allowed today (null: no limit). */
+  /**
+   * `quota`: messages still allowed (null: no limit): today's, and on a Cloud API number its
+   * tier's room (DAILY_LIMIT covers both).
+   */
   | { held: true; quota: number | null }
   | { held: false; reason: 'BUSY'; retryAt: Date }
   | { held: false; reason: 'DAILY_LIMIT'; retryAt: Date };
@@ -74,6 +77,10 @@ export interface InstanceUsage {
   warmupLimitToday: number | null;
   /** The lower of the two: what the instance may send today; null: no limit. */
   limitToday: number | null;
+  /** A Cloud API number's tier: unique people it may reach in a rolling 24 h; null: no cap. */
+  recipientCap: number | null;
+  /** The people its turns counted in that window (with a cap; null without). */
+  recipientsLast24h: number | null;
   /** The day of the warm-up, counted from the instance's first send (1 on that day). */
   warmupDay: number | null;
   /** When the instance last sent (the end of its last message's send); null: never. */
