@@ -4,7 +4,7 @@ import { Metrics } from '../../../common/metrics/metrics';
 import { WorkerLiveness } from '../../../common/work/worker-liveness';
 import { AppConfig } from '../../../config/app-config.service';
 import type { ClaimedCampaign, ContactToSend, DispatchCampaign } from '../domain/dispatch-records';
-import { endsThroughputTurn, slotOffsetMs, takeSize } from '../domain/throughput-turns';
+import { endsThroughputTurn, nextSlot, slotOffsetMs, takeSize } from '../domain/throughput-turns';
 import { DispatchBatchRepository } from '../infrastructure/dispatch-batch.repository';
 import { DispatchLeaseRepository } from '../infrastructure/dispatch-lease.repository';
 import { CampaignMessageSender } from './campaign-message.sender';
@@ -88,14 +88,13 @@ export class ThroughputTurns {
         drained = true;
         break;
       }
-      this.sendBatch(running, campaign, contacts, turn);
+      await this.sendBatch(running, campaign, contacts, turn);
       if (running.sent === 1) {
         // The turn's first message goes alone: its answer proves the number, its account and
         // the template can send, before a second's worth of messages follows it.
         await running.recording;
         running.startedAt = Date.now() - slotOffsetMs(1, perSecond);
       }
-      await sleepUntil(running.startedAt + slotOffsetMs(running.sent, perSecond));
     }
     await running.recording;
     if (running.failure) {
@@ -128,24 +127,28 @@ export class ThroughputTurns {
     );
   }
 
-  /** Each contact at its slot; the batch recorded once all answered, after the batches before it. */
-  private sendBatch(
+  /**
+   * Each contact at its slot, without waiting for the answers before it; the batch recorded
+   * once all answered, after the batches before it. A contact whose slot comes after an answer
+   * ended the turn is not sent (its outcome null: it goes back).
+   */
+  private async sendBatch(
     running: RunningTurn,
     campaign: DispatchCampaign,
     batch: ContactToSend[],
     turn: InstanceTurn,
-  ): void {
+  ): Promise<void> {
     // Once a batch: how late the campaign was read behind its due time, as for one message.
     this.metrics.observeDispatchLag(campaign.sendLagSeconds ?? 0);
-    const answers = batch.map((contact, i) =>
-      this.sendAt(
-        running.startedAt + slotOffsetMs(running.sent + i, running.perSecond),
-        campaign,
-        contact,
-        running.state,
-      ),
-    );
-    running.sent += batch.length;
+    const answers: Array<Promise<AnsweredSend>> = [];
+    for (const contact of batch) {
+      await this.waitForSlot(running);
+      answers.push(
+        isSending(running.state)
+          ? this.deliver(campaign, contact, running.state)
+          : Promise.resolve({ contact, outcome: null }),
+      );
+    }
     const answered = Promise.all(answers);
     // Handled by the chain below, which may reach this batch only after it settled.
     answered.catch(() => undefined);
@@ -158,16 +161,18 @@ export class ThroughputTurns {
       });
   }
 
-  private async sendAt(
-    at: number,
+  private async waitForSlot(running: RunningTurn): Promise<void> {
+    const slot = nextSlot(running.startedAt, running.sent, running.perSecond, Date.now());
+    running.startedAt = slot.startedAt;
+    running.sent += 1;
+    await sleepUntil(slot.at);
+  }
+
+  private async deliver(
     campaign: DispatchCampaign,
     contact: ContactToSend,
     state: ThroughputTurnState,
   ): Promise<AnsweredSend> {
-    await sleepUntil(at);
-    if (!isSending(state)) {
-      return { contact, outcome: null };
-    }
     const outcome = await this.sender.deliver(campaign, contact);
     if (endsThroughputTurn(outcome)) {
       state.sending = false;

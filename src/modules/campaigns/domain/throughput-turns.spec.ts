@@ -1,6 +1,7 @@
 import type { SendOutcome } from './send-outcome';
 import {
   endsThroughputTurn,
+  nextSlot,
   sendsAtThroughput,
   slotOffsetMs,
   takeSize,
@@ -68,5 +69,42 @@ describe('endsThroughputTurn', () => {
     [{ kind: 'account_blocked', reason: 'token expirado' }, true],
   ])('%j: %s', (outcome, expected) => {
     expect(endsThroughputTurn(outcome)).toBe(expected);
+  });
+});
+
+describe('nextSlot', () => {
+  const start = 1_000_000;
+
+  it.each<[string, number, number, { at: number; startedAt: number }]>([
+    ['ahead of its slot: waits for it', 4, start + 10, { at: start + 50, startedAt: start }],
+    ['on time', 4, start + 50, { at: start + 50, startedAt: start }],
+    [
+      'late by less than an interval: keeps the schedule',
+      4,
+      start + 62,
+      { at: start + 50, startedAt: start },
+    ],
+    [
+      'late by more: goes now, the schedule moves',
+      4,
+      start + 700,
+      { at: start + 700, startedAt: start + 650 },
+    ],
+  ])('%s', (_case, sent, now, expected) => {
+    expect(nextSlot(start, sent, 80, now)).toEqual(expected);
+  });
+
+  it('never sends faster than the rate after a stall', () => {
+    let startedAt = start;
+    let now = start + 2_000; // a 2-second stall: 160 slots behind
+    const sends: number[] = [];
+    for (let sent = 0; sent < 160; sent += 1) {
+      const slot = nextSlot(startedAt, sent, 80, now);
+      startedAt = slot.startedAt;
+      now = Math.max(now, slot.at);
+      sends.push(now);
+    }
+    const inFirstSecond = sends.filter((at) => at < sends[0] + 1_000).length;
+    expect(inFirstSecond).toBeLessThanOrEqual(81);
   });
 });

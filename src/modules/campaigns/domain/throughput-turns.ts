@@ -68,3 +68,22 @@ export function slotOffsetMs(index: number, perSecond: number): number {
 export function endsThroughputTurn(outcome: SendOutcome): boolean {
   return outcome.kind !== 'sent' && outcome.kind !== 'failed';
 }
+
+/**
+ * When the turn's next message (its `sent`-th, from 0) goes, and the start its slots count
+ * from after it: its slot, `startedAt + sent / rate`; when that is more than one interval
+ * behind `now` (a late timer, a busy process), now, the slots after it counting from there:
+ * a late turn never catches up in a burst faster than the number's rate.
+ */
+export function nextSlot(
+  startedAt: number,
+  sent: number,
+  perSecond: number,
+  now: number,
+): { at: number; startedAt: number } {
+  const at = startedAt + slotOffsetMs(sent, perSecond);
+  if (now - at <= slotOffsetMs(1, perSecond)) {
+    return { at, startedAt };
+  }
+  return { at: now, startedAt: now - slotOffsetMs(sent, perSecond) };
+}
