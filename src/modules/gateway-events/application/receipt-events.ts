@@ -67,10 +67,10 @@ export class ReceiptEvents {
   async apply(tx: Transaction, batch: StoredGatewayEvent[]): Promise<AppliedReceiptEvents> {
     const { receipts, callbacks, billed, cloudConfigs, blocked } = collectReceipts(batch);
     const reconciled = await this.campaigns.resolveByCallback(tx, callbacks);
-    await this.campaigns.recordBilled(tx, billed);
     const { matched, refused } = await this.campaigns.applyReceipts(
       tx,
       receipts.map((r) => r.receipt),
+      billed,
     );
     const locking = refused.filter((send) => !cloudConfigs.has(send.gatewayConfigId));
     if (locking.length > 0) {
