@@ -27,6 +27,7 @@ import {
 import { CampaignDispatcher } from './campaign-dispatcher';
 
 export type {
+  AppliedReceipts,
   BilledMessage,
   CallbackReceipt,
   Receipt,
