@@ -15,7 +15,9 @@ import { defineBenchmark } from './support/benchmark';
 export const APPLIED_STATUSES_PER_SECOND_TARGET = 10_000;
 
 const STATUSES = Number(process.env.BENCH_CLOUD_STATUSES ?? 200_000);
-/** Statuses per webhook body (Meta batches them; 1,000 is about 150 KB, under the 1 MB route). */
+/** Statuses without their contact's id and pricing, as this bench's first figures were taken. */
+const PLAIN = process.env.BENCH_CLOUD_PLAIN === '1';
+/** Statuses per webhook body (Meta batches them; 1,000 is about 220 KB, under the 1 MB route). */
 const PER_BODY = 1_000;
 const CONCURRENT_POSTS = 4;
 const APP_SECRET = 'bench-app-secret';
@@ -25,11 +27,14 @@ const WABA = '102290129340001';
 /**
  * Meta's status webhooks for a Cloud API number with STATUSES sent campaign contacts: bodies of
  * PER_BODY `delivered` statuses, each a different contact's wamid, signed with the app secret
- * and posted CONCURRENT_POSTS at a time as fast as the service answers. Measured: statuses
- * stored a second (all bodies answered 200), and statuses applied a second (from the first
- * post to the campaign's delivered_contacts counting them all).
+ * and posted CONCURRENT_POSTS at a time as fast as the service answers. Each status is what
+ * Meta sends for the service's messages: its contact's id (biz_opaque_callback_data, set on
+ * every send) and its pricing (charged, marketing). Measured: statuses stored a second (all
+ * bodies answered 200), and statuses applied a second (from the first post to the campaign's
+ * delivered_contacts counting them all).
  *
- * `npm run bench -- cloud-webhooks` (BENCH_CLOUD_STATUSES to send fewer).
+ * `npm run bench -- cloud-webhooks` (BENCH_CLOUD_STATUSES to send fewer; BENCH_CLOUD_PLAIN=1
+ * for statuses without callback and pricing).
  */
 export default defineBenchmark({
   name: 'cloud-webhooks',
@@ -54,19 +59,9 @@ export default defineBenchmark({
       [config.id, NUMBER.phoneNumberId, WABA, sealed],
     );
     context.log(`seeding ${STATUSES.toLocaleString('en')} sent campaign contacts`);
-    const campaignId = await seedSent(sql, company.id, config.id);
+    const { campaignId, contactIds } = await seedSent(sql, company.id, config.id);
 
-    const bodies = Array.from({ length: Math.ceil(STATUSES / PER_BODY) }, (_v, b) =>
-      JSON.stringify(
-        webhookBody(WABA, [
-          messagesChange(NUMBER, {
-            statuses: Array.from({ length: PER_BODY }, (_s, i) =>
-              status({ wamid: `W${b * PER_BODY + i + 1}`, status: 'delivered' }),
-            ),
-          }),
-        ]),
-      ),
-    );
+    const bodies = statusBodies(contactIds);
     const url = new URL(`${service.baseUrl}/api/gateway-events/${config.id}`);
     const began = performance.now();
     await postAll(url, bodies);
@@ -85,6 +80,11 @@ export default defineBenchmark({
     );
     const appliedSeconds = (performance.now() - began) / 1000;
     const applied = STATUSES / appliedSeconds;
+    const billed = await sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM campaign_contacts
+        WHERE campaign_id = $1 AND billed_category = 'marketing'`,
+      [campaignId],
+    );
     return {
       rows: [
         {
@@ -99,9 +99,17 @@ export default defineBenchmark({
           value: applied - APPLIED_STATUSES_PER_SECOND_TARGET,
           atLeast: 0,
         },
+        {
+          name: 'charged categories recorded − charged statuses',
+          value: billed.rows[0].n - (PLAIN ? 0 : STATUSES),
+          atLeast: 0,
+        },
       ],
       notes: [
         `one application instance (ROLE=all); ${STATUSES.toLocaleString('en')} SENT contacts; bodies of ${PER_BODY} delivered statuses signed with the app secret, ${CONCURRENT_POSTS} posts in flight`,
+        PLAIN
+          ? 'plain statuses: no callback data, no pricing'
+          : "each status with its contact's id (biz_opaque_callback_data) and pricing (charged, marketing)",
         'applied = statuses / (last status counted in delivered_contacts − first post)',
       ],
       details: { storedSeconds, appliedSeconds },
@@ -109,7 +117,40 @@ export default defineBenchmark({
   },
 });
 
-async function seedSent(sql: Client, companyId: number, configId: number): Promise<number> {
+/** The webhook bodies, PER_BODY statuses each, every contact's message delivered once. */
+function statusBodies(contactIds: Map<string, string>): string[] {
+  return Array.from({ length: Math.ceil(STATUSES / PER_BODY) }, (_v, b) =>
+    JSON.stringify(
+      webhookBody(WABA, [
+        messagesChange(NUMBER, {
+          statuses: Array.from({ length: PER_BODY }, (_s, i) => {
+            const wamid = `W${b * PER_BODY + i + 1}`;
+            return status({
+              wamid,
+              status: 'delivered',
+              ...(PLAIN
+                ? {}
+                : {
+                    callbackData: contactIds.get(wamid),
+                    pricing: { billable: true, category: 'marketing' },
+                  }),
+            });
+          }),
+        }),
+      ]),
+    ),
+  );
+}
+
+/**
+ * The campaign, and its contacts' ids by wamid: what the service sent as each message's
+ * biz_opaque_callback_data, which Meta echoes in every status.
+ */
+async function seedSent(
+  sql: Client,
+  companyId: number,
+  configId: number,
+): Promise<{ campaignId: number; contactIds: Map<string, string> }> {
   const { rows } = await sql.query<{ id: number }>(
     `INSERT INTO campaigns (company_id, name, status, type, is_test, message_content, gateway_config_id,
             gateway_name, gateway_url, gateway_instance, min_interval, max_interval, total_contacts,
@@ -128,7 +169,14 @@ async function seedSent(sql: Client, companyId: number, configId: number): Promi
     [rows[0].id, companyId, STATUSES],
   );
   await sql.query(`ANALYZE campaign_contacts`);
-  return rows[0].id;
+  const contacts = await sql.query<{ id: string; wamid: string }>(
+    `SELECT id::text, gateway_message_id AS wamid FROM campaign_contacts WHERE campaign_id = $1`,
+    [rows[0].id],
+  );
+  return {
+    campaignId: rows[0].id,
+    contactIds: new Map(contacts.rows.map((contact) => [contact.wamid, contact.id])),
+  };
 }
 
 /** Every body posted, CONCURRENT_POSTS at a time, signed; throws on any answer but 200. */

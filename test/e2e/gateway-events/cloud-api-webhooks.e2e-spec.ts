@@ -174,7 +174,17 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
     expect(rows[0]).toMatchObject({ status: 'FAILED', failure_kind: 'undeliverable' });
     expect(rows[0].failure_reason).toContain('131026: Message undeliverable');
 
-    // Meta delivers again: nothing moves.
+    const versions = () =>
+      db().query(
+        // The order of cloudCampaign's wamids.
+        `SELECT id, xmin::text AS version, billed_category FROM campaign_contacts
+          WHERE campaign_id = $1 ORDER BY gateway_message_id`,
+        [campaignId],
+      );
+    const first = (await versions()).rows;
+    expect(first.map((row) => row.billed_category)).toEqual(['marketing', null, null]);
+
+    // Meta delivers again: nothing moves, and no contact is even written again.
     await sendWebhook(t.http, cloud.id, batch, cloud.appSecret).expect(200);
     await applied(cloud.id);
     expect((await company.get(`/api/campaigns/${campaignId}`)).body).toMatchObject({
@@ -183,6 +193,7 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
       deliveredContacts: 2,
       readContacts: 1,
     });
+    expect((await versions()).rows).toEqual(first);
     // A refusal through the Cloud API does not lock the number for reaching out.
     const lock = await db().query(`SELECT reachout_lock_scope FROM gateway_configs WHERE id = $1`, [
       cloud.id,
@@ -252,10 +263,22 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
     const first = 'wamid.HBgLNTUxMTk4ODAwMjMwMRUCABEYEjFBQ0E5RTBGMkY0RkQ2QjFCAA==';
     const later = 'wamid.HBgLNTUxMTk4ODAwMjMwMRUCABEYEjk5OTk5OTk5OTk5OTk5OTk5AA==';
     await postStatuses(cloud, [
-      status({ wamid: first, status: 'delivered', callbackData: contactId }),
+      status({
+        wamid: first,
+        status: 'delivered',
+        callbackData: contactId,
+        pricing: { billable: true, category: 'utility' },
+      }),
     ]).expect(200);
     const settled = await waitForCampaign(company, campaignId, (c) => c.sentContacts === 2);
     expect(settled.deliveredContacts).toBe(1);
+    // The status that settled it is its receipt and its charge, as for any sent contact.
+    const billed = await db().query(
+      `SELECT billed_category, delivered_at IS NOT NULL AS delivered FROM campaign_contacts
+        WHERE id = $1`,
+      [contactId],
+    );
+    expect(billed.rows[0]).toEqual({ billed_category: 'utility', delivered: true });
     await postStatuses(cloud, [
       status({ wamid: later, status: 'sent', callbackData: contactId }),
     ]).expect(200);

@@ -27,6 +27,7 @@ import {
 import { CampaignDispatcher } from './campaign-dispatcher';
 
 export type {
+  AppliedReceipts,
   BilledMessage,
   CallbackReceipt,
   Receipt,
@@ -64,14 +65,16 @@ export class CampaignDeliveryEvents implements OnModuleInit {
     this.registry.onReachOutLifted((configIds) => this.reachOut.wake(configIds));
   }
 
-  /** The key ids that matched a sent contact, and the messages WhatsApp refused. */
-  applyReceipts(tx: Transaction, receipts: Receipt[]): Promise<AppliedReceipts> {
-    return this.receipts.apply(tx, receipts);
-  }
-
-  /** Records what Meta charged for: see DeliveryReceiptsRepository.recordBilled. */
-  recordBilled(tx: Transaction, messages: BilledMessage[]): Promise<void> {
-    return this.receipts.recordBilled(tx, messages);
+  /**
+   * Applies the receipts and records what Meta charged for (DeliveryReceiptsRepository.apply):
+   * the key ids that matched a sent contact, and the messages WhatsApp refused.
+   */
+  applyReceipts(
+    tx: Transaction,
+    receipts: Receipt[],
+    billed: BilledMessage[],
+  ): Promise<AppliedReceipts> {
+    return this.receipts.apply(tx, receipts, billed);
   }
 
   /** Uncertain sends a status named by their contact's id: see DeliveryReceiptsRepository.resolveByCallback. */

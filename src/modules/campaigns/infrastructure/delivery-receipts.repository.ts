@@ -23,26 +23,35 @@ const REFUSE = CAMPAIGN_CONTACT_LIFECYCLE.sql('refuse');
 const ARRIVE = CAMPAIGN_CONTACT_LIFECYCLE.sql('arrive');
 const DELIVER = CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver');
 
-/**
- * One statement for a batch of receipts ($1 key ids, $2 companies, $3 ranks, $4 times, $5 the
- * refusal's reason, $6 its code, $7 its failure kind): the contacts' times, refusals and late
- * arrivals, and their campaigns' counters.
- */
 /** The code's own constants (REFUSAL_KINDS), never input. */
 const REFUSED_KINDS = REFUSAL_KINDS.map((kind) => `'${kind}'`).join(', ');
+/** What an error after acceptance writes on a contact (a constant, never input). */
+const DELIVERY_ERROR = 'o WhatsApp informou um erro depois de aceitar a mensagem';
 
+/**
+ * One statement for a batch of receipts ($1 key ids, $2 companies, $3 ranks, $4 times, $5 the
+ * refusal's reason, $6 its code, $7 its failure kind, $8 the category Meta charged it at): the
+ * contacts' times, refusals, late arrivals and billed categories, and their campaigns'
+ * counters. Only a contact the receipts change is written (`fills`, refused, arrived): a
+ * status applied twice, or one that says nothing new, costs a lookup and no row version. The
+ * billed category is written in the same row version as the times, not in a second one.
+ */
 const APPLY_RECEIPTS = `WITH receipt AS (
          SELECT key_id, company_id, max(rank) AS rank, max(at) AS at, bool_or(rank = 0) AS error,
-                max(reason) AS reason, max(code) AS code, max(kind) AS kind
+                max(reason) AS reason, max(code) AS code, max(kind) AS kind, max(category) AS category
            FROM unnest($1::text[], $2::int[], $3::int[], $4::timestamptz[], $5::text[], $6::text[],
-                       $7::text[])
-                AS r(key_id, company_id, rank, at, reason, code, kind)
+                       $7::text[], $8::text[])
+                AS r(key_id, company_id, rank, at, reason, code, kind, category)
           GROUP BY key_id, company_id),
        old AS (
-         SELECT c.id, c.campaign_id, c.gateway_message_id, c.delivered_at, c.read_at, c.warm, r.rank, r.at,
-                r.error, r.reason, r.code, r.kind,
+         SELECT c.id, c.campaign_id, c.company_id, c.gateway_message_id, c.delivered_at, c.read_at, c.warm,
+                r.rank, r.at, r.error, r.reason, r.code, r.kind, r.category,
                 c.status IN (${REFUSE.from}) AND r.error AND r.rank < 3 AND c.delivered_at IS NULL AS refused,
-                c.status IN (${ARRIVE.from}) AND r.rank >= 3 AS arrived
+                c.status IN (${ARRIVE.from}) AND r.rank >= 3 AS arrived,
+                (r.rank >= 3 AND c.delivered_at IS NULL) OR (r.rank >= 4 AND c.read_at IS NULL)
+                  OR (r.rank >= 5 AND c.played_at IS NULL)
+                  OR (r.error AND r.rank < 3 AND c.delivery_error IS DISTINCT FROM '${DELIVERY_ERROR}')
+                  OR (r.category IS NOT NULL AND c.billed_category IS NULL) AS fills
            FROM campaign_contacts c JOIN receipt r
              ON c.gateway_message_id = r.key_id AND c.company_id = r.company_id
           WHERE c.status = 'SENT' OR (c.status = 'FAILED' AND c.failure_kind IN (${REFUSED_KINDS}))
@@ -52,18 +61,18 @@ const APPLY_RECEIPTS = `WITH receipt AS (
             SET delivered_at = CASE WHEN o.rank >= 3 THEN coalesce(c.delivered_at, o.at) ELSE c.delivered_at END,
                 read_at = CASE WHEN o.rank >= 4 THEN coalesce(c.read_at, o.at) ELSE c.read_at END,
                 played_at = CASE WHEN o.rank >= 5 THEN coalesce(c.played_at, o.at) ELSE c.played_at END,
-                delivery_error = CASE WHEN o.error AND o.rank < 3
-                                      THEN 'o WhatsApp informou um erro depois de aceitar a mensagem'
+                delivery_error = CASE WHEN o.error AND o.rank < 3 THEN '${DELIVERY_ERROR}'
                                       ELSE c.delivery_error END,
                 status = CASE WHEN o.refused THEN ${REFUSE.to} WHEN o.arrived THEN ${ARRIVE.to} ELSE c.status END,
                 failure_kind = CASE WHEN o.refused THEN coalesce(o.kind, 'not_delivered') WHEN o.arrived THEN NULL
                                     ELSE c.failure_kind END,
                 failure_reason = CASE WHEN o.refused THEN left(o.reason, 500) WHEN o.arrived THEN NULL
                                       ELSE c.failure_reason END,
-                failed_at = CASE WHEN o.refused THEN o.at WHEN o.arrived THEN NULL ELSE c.failed_at END
+                failed_at = CASE WHEN o.refused THEN o.at WHEN o.arrived THEN NULL ELSE c.failed_at END,
+                billed_category = coalesce(c.billed_category, o.category)
            FROM old o
-          WHERE c.id = o.id
-          RETURNING o.campaign_id, o.gateway_message_id AS key_id, o.refused, o.arrived, o.warm, o.code,
+          WHERE c.id = o.id AND (o.fills OR o.refused OR o.arrived)
+          RETURNING o.campaign_id, o.refused, o.arrived,
                     (o.delivered_at IS NULL AND o.rank >= 3) AS newly_delivered,
                     (o.read_at IS NULL AND o.rank >= 4) AS newly_read),
        counted AS (
@@ -78,10 +87,10 @@ const APPLY_RECEIPTS = `WITH receipt AS (
                    FROM moved GROUP BY campaign_id) s
           WHERE k.id = s.campaign_id AND (s.delivered > 0 OR s.read > 0 OR s.refused > 0 OR s.arrived > 0)
           RETURNING k.id, k.company_id, k.gateway_config_id)
-       SELECT moved.key_id AS "keyId", moved.refused, moved.warm, moved.code,
-              moved.campaign_id AS "campaignId", counted.company_id AS "companyId",
+       SELECT old.gateway_message_id AS "keyId", old.refused, old.warm, old.code,
+              old.campaign_id AS "campaignId", old.company_id AS "companyId",
               counted.gateway_config_id AS "gatewayConfigId"
-         FROM moved LEFT JOIN counted ON counted.id = moved.campaign_id`;
+         FROM old LEFT JOIN counted ON counted.id = old.campaign_id`;
 
 /**
  * Receipts, set-based: a batch of messages.update events is one statement that moves each
@@ -94,11 +103,21 @@ const APPLY_RECEIPTS = `WITH receipt AS (
 export class DeliveryReceiptsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Applies the receipts: the key ids that matched a contact (others may come early), and the refusals. */
-  async apply(tx: Transaction, receipts: Receipt[]): Promise<AppliedReceipts> {
+  /**
+   * Applies the receipts and records what Meta charged for (`billed`, see recordBilled) in the
+   * same statement: the key ids that matched a contact (others may come early), and the
+   * refusals. A billed message whose receipt matched no contact here is recorded apart.
+   */
+  async apply(
+    tx: Transaction,
+    receipts: Receipt[],
+    billed: BilledMessage[] = [],
+  ): Promise<AppliedReceipts> {
     if (receipts.length === 0) {
+      await this.recordBilled(tx, billed);
       return { matched: new Set(), refused: [] };
     }
+    const categoryOf = new Map(billed.map((m) => [billingKey(m), m.category]));
     const rows = await queryRows<MovedContact>(tx, APPLY_RECEIPTS, [
       receipts.map((r) => r.keyId),
       receipts.map((r) => r.companyId),
@@ -107,7 +126,13 @@ export class DeliveryReceiptsRepository {
       receipts.map((r) => (r.rank === 0 ? notDeliveredReason(r.code, r.title) : null)),
       receipts.map((r) => r.code),
       receipts.map((r) => (r.rank === 0 ? (r.refusalKind ?? null) : null)),
+      receipts.map((r) => categoryOf.get(billingKey(r)) ?? null),
     ]);
+    const applied = new Set(rows.map(billingKey));
+    await this.recordBilled(
+      tx,
+      billed.filter((m) => !applied.has(billingKey(m))),
+    );
     return {
       matched: new Set(rows.map((row) => row.keyId)),
       refused: rows
@@ -122,12 +147,6 @@ export class DeliveryReceiptsRepository {
     };
   }
 
-  /**
-   * Uncertain sends settled by the statuses that name their contact: the first status for an
-   * UNCERTAIN contact makes it SENT with that message id (as SendReconciler's resolveAsSent
-   * does, counted likewise), never sent again; a contact in any other state, or an id already
-   * recorded for another contact, is left alone. Answers how many were settled.
-   */
   /**
    * The category each message was charged at, on its contact, the first time a status says
    * so (later statuses of the message change nothing): what the reports count and price.
@@ -150,6 +169,15 @@ export class DeliveryReceiptsRepository {
     );
   }
 
+  /**
+   * Uncertain sends settled by the statuses that name their contact: the first status for an
+   * UNCERTAIN contact makes it SENT with that message id (as SendReconciler's resolveAsSent
+   * does, counted likewise), never sent again; a contact in any other state, or an id already
+   * recorded for another contact, is left alone. Answers how many were settled. Only the
+   * statuses of UNCERTAIN contacts (a hash join with the few the partial index
+   * campaign_contacts_reconcile_idx holds) look their message id up: a batch of statuses for
+   * sent contacts costs no lookup per status.
+   */
   async resolveByCallback(tx: Transaction, receipts: CallbackReceipt[]): Promise<number> {
     if (receipts.length === 0) {
       return 0;
@@ -160,7 +188,8 @@ export class DeliveryReceiptsRepository {
          SELECT DISTINCT ON (contact_id) contact_id, company_id, key_id, at
            FROM unnest($1::bigint[], $2::int[], $3::text[], $4::timestamptz[])
                 AS r(contact_id, company_id, key_id, at)
-          WHERE NOT EXISTS (SELECT 1 FROM campaign_contacts o WHERE o.gateway_message_id = r.key_id)
+          WHERE r.contact_id IN (SELECT u.id FROM campaign_contacts u WHERE u.status = 'UNCERTAIN')
+            AND NOT EXISTS (SELECT 1 FROM campaign_contacts o WHERE o.gateway_message_id = r.key_id)
           ORDER BY contact_id, at),
        sent AS (
          UPDATE campaign_contacts c
@@ -274,4 +303,9 @@ export class DeliveryReceiptsRepository {
     );
     return rows.map((row) => row.id);
   }
+}
+
+/** A message's key in a batch: its company and the gateway's message id. */
+function billingKey(message: { companyId: number; keyId: string }): string {
+  return `${message.companyId}:${message.keyId}`;
 }

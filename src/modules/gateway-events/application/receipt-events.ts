@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { CompanySettingsService } from '../../auth/application/company-settings.service';
 import {
+  AppliedReceipts,
   BilledMessage,
   CallbackReceipt,
   CampaignDeliveryEvents,
@@ -48,7 +49,7 @@ interface CollectedReceipts {
 /**
  * The receipts of a batch (messages.update), set-based: Evolution's, and the Cloud API's
  * statuses translated into the same rows (meta-webhook.ts). A Cloud API status that names its
- * contact (biz_opaque_callback_data) first settles that contact's uncertain send as SENT with
+ * contact (biz_opaque_callback_data) also settles that contact's uncertain send as SENT with
  * its message id, so that the receipt then applies to it like any other. A refusal through
  * Evolution feeds the instance's reach-out lock; one through the Cloud API does not: Meta
  * says why by its code (undeliverable, re-engagement…), and a number is not locked for it; a
@@ -66,11 +67,11 @@ export class ReceiptEvents {
 
   async apply(tx: Transaction, batch: StoredGatewayEvent[]): Promise<AppliedReceiptEvents> {
     const { receipts, callbacks, billed, cloudConfigs, blocked } = collectReceipts(batch);
-    const reconciled = await this.campaigns.resolveByCallback(tx, callbacks);
-    await this.campaigns.recordBilled(tx, billed);
-    const { matched, refused } = await this.campaigns.applyReceipts(
+    const { matched, refused, reconciled } = await this.applyAndSettle(
       tx,
       receipts.map((r) => r.receipt),
+      callbacks,
+      billed,
     );
     const locking = refused.filter((send) => !cloudConfigs.has(send.gatewayConfigId));
     if (locking.length > 0) {
@@ -86,6 +87,37 @@ export class ReceiptEvents {
         .map((r) => r.event.id),
     );
     return { waiting, refused: refused.length, reconciled, blocked };
+  }
+
+  /**
+   * The receipts applied, and the uncertain sends their statuses settle: only a status whose
+   * message id matched no contact can settle one (a contact that has the id is not uncertain),
+   * so the statuses of sent contacts, nearly all of them, cost no lookup of their callback;
+   * the receipts of the contacts settled then apply to them, as to any other.
+   */
+  private async applyAndSettle(
+    tx: Transaction,
+    receipts: Receipt[],
+    callbacks: CallbackReceipt[],
+    billed: BilledMessage[],
+  ): Promise<AppliedReceipts & { reconciled: number }> {
+    const applied = await this.campaigns.applyReceipts(tx, receipts, billed);
+    const unmatched = callbacks.filter((callback) => !applied.matched.has(callback.keyId));
+    const reconciled = await this.campaigns.resolveByCallback(tx, unmatched);
+    if (reconciled === 0) {
+      return { ...applied, reconciled };
+    }
+    const settled = new Set(unmatched.map((callback) => callback.keyId));
+    const again = await this.campaigns.applyReceipts(
+      tx,
+      receipts.filter((receipt) => settled.has(receipt.keyId)),
+      billed.filter((message) => settled.has(message.keyId)),
+    );
+    return {
+      matched: new Set([...applied.matched, ...again.matched]),
+      refused: [...applied.refused, ...again.refused],
+      reconciled,
+    };
   }
 
   /** After the batch's commit: the blocked numbers' ACTIVE campaigns pause, each number once. */

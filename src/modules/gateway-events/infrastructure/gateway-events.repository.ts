@@ -30,7 +30,8 @@ const STORE = `WITH live AS (
   stored AS (
     INSERT INTO gateway_events (gateway_config_id, company_id, event, payload)
     SELECT e.config, e.company, e.event, e.payload
-      FROM unnest($1::int[], $2::int[], $3::text[], $4::jsonb[])
+      FROM unnest($1::int[], $2::int[], $3::text[],
+                  ARRAY(SELECT p FROM jsonb_array_elements($4::jsonb) WITH ORDINALITY AS a(p, n) ORDER BY n))
            AS e(config, company, event, payload)
       JOIN live ON live.id = e.config AND live.company_id = e.company)
   SELECT id FROM live`;
@@ -66,14 +67,16 @@ export class PgGatewayEventsRepository implements GatewayEventsRepository {
    * cascades): a configuration deleted after the gate looked it up costs its own events, never
    * a foreign-key failure of the whole batch. Without the NOTIFY (announce): a transaction that
    * notifies holds PostgreSQL's one notification lock through its commit's WAL flush, which
-   * made every batch of every instance commit one after the other. A prepared statement.
+   * made every batch of every instance commit one after the other. A prepared statement; the
+   * payloads go as one JSON array, not an array of JSON texts that the driver escapes one by
+   * one.
    */
   async store(events: IncomingGatewayEvent[]): Promise<Set<number>> {
     const values = [
       events.map((e) => e.gatewayConfigId),
       events.map((e) => e.companyId),
       events.map((e) => e.event),
-      events.map((e) => JSON.stringify(e.payload)),
+      JSON.stringify(events.map((e) => e.payload)),
     ];
     const rows = await queryPrepared<{ id: number }>(
       this.dataSource,
