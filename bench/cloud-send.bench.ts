@@ -306,8 +306,10 @@ function cloudRow(scenario: string, run: CloudRunFigures): ResultRow {
   return {
     scenario,
     'load at start': run.loadAverageAtStart,
+    'others CPU %': Math.round(run.othersCpuPercent),
     'msg/s': round(run.perSecond, 1),
     'msg/s per number': round(run.perSecond / run.numbers, 1),
+    'msg/s first / last 10 s': `${run.perSecondBy10s[0]} / ${run.perSecondBy10s[run.perSecondBy10s.length - 1]}`,
     'max in 1 s (a number)': run.maxInOneSecond,
     'late p50 / p99 / max ms': latenessCell(run.lateness),
     'worst number p99 ms': Math.round(run.worstNumberP99),
@@ -396,7 +398,7 @@ function notesOf(settings: CloudSendSettings): string[] {
     'The fake Graph API (test/support/fake-graph-api) runs in a child process (bench/support/fake-graph-api-process.ts) and stamps each accepted message when it answers it; msg/s = arrivals in the window / its length.',
     `Max in 1 s: the most arrivals of one number in any 1-second span of the whole run (warm-up included), against Meta's ${t}/s. Lateness (Cloud): message k of a number in the window is due at the window's first arrival + k/${t} s; lateness = arrival − due (negative: ahead of an exact ${t}/s, i.e. faster than Meta allows); pooled over numbers, and the worst number's p99.`,
     'Lateness (C, Evolution): arrival − the slot its pauses allowed (see "Pacing accuracy"): not the same measure, both say how far behind its own schedule a number sends.',
-    "PG CPU: utime + stime of the bench database's backends over the window / messages; PG CPU % and worker CPU % of one CPU; fake Meta CPU: the fake Graph API process's, which shares the two CPUs with the service; xacts/msg: commits + rollbacks per message. Gap p50: the usual time between two messages of one number (sent one at a time, that is one whole send); gaps ≥ 20 ms: where a number's stream stopped (a turn's end and the next claim).",
+    "PG CPU: utime + stime of the bench database's backends over the window / messages; PG CPU % and worker CPU % of one CPU; others CPU %: the machine's busy time (/proc/stat) less this bench's processes (the database's backends, workers, fake, harness), of one CPU: how quiet the machine was (the load average at a scenario's start also counts the bench's own previous scenario); fake Meta CPU: the fake Graph API process's, which shares the two CPUs with the service; xacts/msg: commits + rollbacks per message. Gap p50: the usual time between two messages of one number (sent one at a time, that is one whole send); gaps ≥ 20 ms: where a number's stream stopped (a turn's end and the next claim).",
     'BENCH_CLOUD_SCENARIOS, _THROUGHPUT, _CONTACTS, _NUMBERS, _CONTACTS_PER_NUMBER, _WARMUP, _DURATION, _WORKERS and BENCH_CLOUD_EVOLUTION_INSTANCES, _CAMPAIGNS, _WARMUP, _DURATION change the run.',
   ];
 }

@@ -4,6 +4,7 @@
  * worker processes (src/main.ts, ROLE=worker) send them; what arrives at the fake in a
  * measured window, and what the database and the workers spent on it.
  */
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool } from 'pg';
@@ -58,6 +59,11 @@ export interface CloudRunFigures extends ArrivalFigures {
   postgresCpuPercent: number;
   workerCpuPercent: number;
   fakeCpuMsPerMessage: number;
+  /**
+   * CPU the machine spent on anything but this bench's processes (the database's backends,
+   * the workers, the fake, this process), of one CPU: how quiet the machine was.
+   */
+  othersCpuPercent: number;
   transactionsPerMessage: number;
   /** Per campaign after the run: its status and counters (no contact may fail here). */
   campaigns: Array<{ id: number; status: string; sent: number; failed: number; total: number }>;
@@ -150,6 +156,23 @@ interface Snapshot {
   transactions: number;
   workerCpuMs: number;
   fakeCpuMs: number;
+  harnessCpuMs: number;
+  machineBusyMs: number;
+}
+
+/** CPU time every CPU of the machine spent busy so far, in ms (Linux /proc/stat). */
+function machineBusyMs(): number {
+  const [user, nice, system, _idle, _iowait, irq, softirq, steal] = readFileSync(
+    '/proc/stat',
+    'utf8',
+  )
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const ticksPerSecond = 100;
+  return ((user + nice + system + irq + softirq + steal) / ticksPerSecond) * 1000;
 }
 
 async function snapshot(
@@ -163,11 +186,14 @@ async function snapshot(
        FROM pg_stat_activity a WHERE a.datname = $1`,
     [databaseName],
   );
+  const usage = process.cpuUsage();
   return {
     postgresCpuMs: new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)])),
     transactions: Number(rows[0]?.xacts ?? 0),
     workerCpuMs: workers.reduce((sum, w) => sum + w.cpuMs(), 0),
     fakeCpuMs: fake.cpuMs(),
+    harnessCpuMs: (usage.user + usage.system) / 1000,
+    machineBusyMs: machineBusyMs(),
   };
 }
 
@@ -240,6 +266,14 @@ export async function measureCloudSends(
   const windowSeconds = (end - start) / 1000;
   const messages = Math.max(1, figures.sent);
   const postgresCpuMs = cpuBetween(before.postgresCpuMs, after.postgresCpuMs);
+  const ownMs =
+    postgresCpuMs +
+    after.workerCpuMs -
+    before.workerCpuMs +
+    after.fakeCpuMs -
+    before.fakeCpuMs +
+    after.harnessCpuMs -
+    before.harnessCpuMs;
   return {
     numbers: campaigns.length,
     loadAverageAtStart: round(loadAverageAtStart, 2),
@@ -249,6 +283,8 @@ export async function measureCloudSends(
     postgresCpuPercent: (postgresCpuMs / (windowSeconds * 1000)) * 100,
     workerCpuPercent: ((after.workerCpuMs - before.workerCpuMs) / (windowSeconds * 1000)) * 100,
     fakeCpuMsPerMessage: (after.fakeCpuMs - before.fakeCpuMs) / messages,
+    othersCpuPercent:
+      ((after.machineBusyMs - before.machineBusyMs - ownMs) / (windowSeconds * 1000)) * 100,
     transactionsPerMessage: (after.transactions - before.transactions) / messages,
     campaigns: await campaignsAfter(
       sql,

@@ -34,6 +34,8 @@ export interface ArrivalFigures {
   gapMs: Distribution;
   /** Gaps of 20 ms or more: where a number stopped sending for a while (a turn's end, a claim). */
   gapsOver20ms: number;
+  /** Messages a second in each 10 s of the window, all numbers: does the rate hold over time? */
+  perSecondBy10s: number[];
   perNumber: NumberRate[];
 }
 
@@ -68,9 +70,11 @@ export function analyseArrivals(
 ): ArrivalFigures {
   const allLateness: number[] = [];
   const allGaps: number[] = [];
+  const buckets = Array.from({ length: Math.ceil((window.end - window.start) / 10_000) }, () => 0);
   const perNumber = numbers.map(({ phoneNumberId, times }): NumberRate => {
     const sorted = [...times].sort((a, b) => a - b);
     const inWindow = sorted.filter((at) => at >= window.start && at < window.end);
+    inWindow.forEach((at) => (buckets[Math.floor((at - window.start) / 10_000)] += 1));
     const lateness = latenessOf(inWindow, throughputPerSecond);
     // Not push(...list): a 100,000-message window would overflow the call's arguments.
     lateness.forEach((ms) => allLateness.push(ms));
@@ -91,6 +95,10 @@ export function analyseArrivals(
     worstNumberP99: Math.max(...perNumber.map((n) => n.lateness.p99)),
     gapMs: distribution(allGaps),
     gapsOver20ms: allGaps.filter((gap) => gap >= 20).length,
+    perSecondBy10s: buckets.map((n, i) => {
+      const seconds = Math.min(10, (window.end - window.start) / 1000 - i * 10);
+      return Math.round((n / seconds) * 10) / 10;
+    }),
     perNumber,
   };
 }
