@@ -70,11 +70,15 @@ export function analyseArrivals(
 ): ArrivalFigures {
   const allLateness: number[] = [];
   const allGaps: number[] = [];
-  const buckets = Array.from({ length: Math.ceil((window.end - window.start) / 10_000) }, () => 0);
+  // Whole 10 s spans; the window's last few ms (it ends a hair after its length) join the last.
+  const spanSeconds = (window.end - window.start) / 1000;
+  const buckets = Array.from({ length: Math.max(1, Math.floor(spanSeconds / 10)) }, () => 0);
+  const bucketOf = (at: number): number =>
+    Math.min(buckets.length - 1, Math.floor((at - window.start) / 10_000));
   const perNumber = numbers.map(({ phoneNumberId, times }): NumberRate => {
     const sorted = [...times].sort((a, b) => a - b);
     const inWindow = sorted.filter((at) => at >= window.start && at < window.end);
-    inWindow.forEach((at) => (buckets[Math.floor((at - window.start) / 10_000)] += 1));
+    inWindow.forEach((at) => (buckets[bucketOf(at)] += 1));
     const lateness = latenessOf(inWindow, throughputPerSecond);
     // Not push(...list): a 100,000-message window would overflow the call's arguments.
     lateness.forEach((ms) => allLateness.push(ms));
@@ -96,7 +100,7 @@ export function analyseArrivals(
     gapMs: distribution(allGaps),
     gapsOver20ms: allGaps.filter((gap) => gap >= 20).length,
     perSecondBy10s: buckets.map((n, i) => {
-      const seconds = Math.min(10, (window.end - window.start) / 1000 - i * 10);
+      const seconds = i === buckets.length - 1 ? spanSeconds - i * 10 : 10;
       return Math.round((n / seconds) * 10) / 10;
     }),
     perNumber,
