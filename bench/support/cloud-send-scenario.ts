@@ -99,6 +99,9 @@ export async function createCloudNumbers(
       businessAccountId: WABA_ID,
       accessToken: CLOUD_TOKEN,
       appSecret: APP_SECRET,
+      // The tier caps a day's unique people (TIER_1K: 1,000), a limit other than the
+      // throughput: unlimited, so that the window measures the rate and not the cap.
+      tier: 'TIER_UNLIMITED',
     });
     const config = await requestJson(`${api.baseUrl}/api/gateway-configs`, {
       method: 'POST',
