@@ -28,13 +28,13 @@ const MAX_PAUSE_S = 3;
  */
 const GAP_TOLERANCE_MS = 50;
 
-const ENCRYPTION_KEY = 'bench-pacing-encryption-key-0123456789';
-const API_KEY = 'bench-pacing-key';
-const instanceName = (i: number): string => `pace-${i}`;
+export const ENCRYPTION_KEY = 'bench-pacing-encryption-key-0123456789';
+export const API_KEY = 'bench-pacing-key';
+export const instanceName = (i: number): string => `pace-${i}`;
 /** Contact k of campaign j: a valid São Paulo mobile, unique over the bench. */
 const phoneOf = (j: number, k: number): string => `55119${10_000_000 + j * 100 + k}`;
 
-interface PacingSettings {
+export interface PacingSettings {
   instances: number;
   campaigns: number;
   contactsPerCampaign: number;
@@ -51,7 +51,7 @@ interface PacingSettings {
  * BENCH_PACING_WORKERS ("1,2": one run per figure, in that order); BENCH_PACING_POOL (1): the
  * campaigns grouped into pool campaigns of that many senders, each on another instance.
  */
-function settingsFrom(env: NodeJS.ProcessEnv): PacingSettings {
+export function settingsFrom(env: NodeJS.ProcessEnv): PacingSettings {
   const read = (name: string, fallback: number, min: number): number => {
     const value = env[name] === undefined || env[name] === '' ? fallback : Number(env[name]);
     if (!Number.isInteger(value) || value < min) {
@@ -204,7 +204,7 @@ async function cloneRows(
  * configurations and campaigns as the settings ask, cloned from those rows in SQL: creating
  * 5,000 campaigns over HTTP would take minutes of the bench's time.
  */
-async function seed(
+export async function seed(
   context: BenchContext,
   sql: Pool,
   baseUrl: string,
@@ -366,7 +366,7 @@ async function groupIntoPools(
  * The bench's own instrument (not the service's): when a contact becomes SENDING, the slot the
  * engine gave that send, read from the rows the claim and the hold decided on.
  */
-async function installTakeLog(sql: Pool): Promise<void> {
+export async function installTakeLog(sql: Pool): Promise<void> {
   await sql.query(`
     CREATE UNLOGGED TABLE bench_pacing_takes (
       contact_id bigint NOT NULL,
@@ -392,14 +392,14 @@ async function installTakeLog(sql: Pool): Promise<void> {
       EXECUTE FUNCTION bench_pacing_note_take()`);
 }
 
-interface Distribution {
+export interface Distribution {
   p50: number;
   p99: number;
   max: number;
   count: number;
 }
 
-interface RunFigures {
+export interface RunFigures {
   workers: number;
   loadAverageAtStart: number;
   windowSeconds: number;
@@ -433,7 +433,7 @@ interface RunFigures {
   explain: ExplainFigures;
 }
 
-async function measureRun(
+export async function measureRun(
   context: BenchContext,
   sql: Pool,
   database: BenchDatabase,
@@ -574,7 +574,7 @@ async function snapshot(
 }
 
 /** CPU of the backends between two snapshots: each one's growth, one born in between counted whole. */
-function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+export function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
   let ms = 0;
   for (const [pid, used] of after) {
     ms += used - (before.get(pid) ?? 0);
@@ -582,7 +582,7 @@ function cpuBetween(before: Map<number, number>, after: Map<number, number>): nu
   return ms;
 }
 
-function distribution(values: number[]): Distribution {
+export function distribution(values: number[]): Distribution {
   if (values.length === 0) {
     return { p50: NaN, p99: NaN, max: NaN, count: 0 };
   }
@@ -597,7 +597,7 @@ function distribution(values: number[]): Distribution {
   };
 }
 
-function round(value: number, digits: number): number {
+export function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }

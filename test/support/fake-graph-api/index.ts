@@ -19,6 +19,7 @@ export class FakeGraphApi {
     numbers: new Map(),
     templates: new Map(),
     sent: [],
+    arrivals: null,
     sendScript: [],
     hung: [],
   };
@@ -43,6 +44,26 @@ export class FakeGraphApi {
   /** The messages the fake accepted, oldest first. */
   get sent(): FakeSentMessage[] {
     return this.state.sent;
+  }
+
+  /**
+   * From now on, an accepted message is kept only as when it arrived, per number, and requests
+   * are not logged: a benchmark's hundreds of thousands of sends without their bodies.
+   */
+  recordArrivalsOnly(): void {
+    this.state.arrivals ??= new Map();
+    this.server.keepRequests = false;
+  }
+
+  /**
+   * Since recordArrivalsOnly or the last call: when each accepted message arrived (epoch ms,
+   * sub-ms precision), per phone number id, oldest first; they are forgotten here.
+   */
+  takeArrivals(): Record<string, number[]> {
+    const arrivals = this.state.arrivals;
+    const taken = Object.fromEntries(arrivals ?? []);
+    arrivals?.clear();
+    return taken;
   }
 
   number(phoneNumberId: string): FakeNumber | undefined {
@@ -131,6 +152,7 @@ export class FakeGraphApi {
     this.state.numbers.clear();
     this.state.templates.clear();
     this.state.sent.length = 0;
+    this.state.arrivals?.clear();
     this.state.sendScript.length = 0;
     this.server.requests.length = 0;
     this.pageSize = 100;

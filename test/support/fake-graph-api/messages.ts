@@ -25,6 +25,11 @@ export type SendScriptStep =
 
 export interface MessagesState extends AccountsState {
   sent: FakeSentMessage[];
+  /**
+   * When set, an accepted message is kept only as its arrival time (epoch ms, sub-ms
+   * precision) under its phone number id, not in `sent`: see FakeGraphApi.recordArrivalsOnly.
+   */
+  arrivals: Map<string, number[]> | null;
   sendScript: SendScriptStep[];
   /** Resolves a hung request (at stop); the fake keeps them to end them. */
   hung: Array<() => void>;
@@ -154,6 +159,35 @@ function accept(
   const to = String(body.to).replace(/^\+/, '');
   const id = wamid();
   const type = typeof body.type === 'string' ? body.type : 'text';
+  if (state.arrivals) {
+    noteArrival(state.arrivals, number.phoneNumberId);
+  } else {
+    keepSent(state, number, body, id);
+  }
+  return {
+    status: 200,
+    body: {
+      messaging_product: 'whatsapp',
+      contacts: [{ input: String(body.to), wa_id: to }],
+      messages: [{ id, ...(type === 'template' ? { message_status: 'accepted' } : {}) }],
+    },
+  };
+}
+
+function noteArrival(arrivals: Map<string, number[]>, phoneNumberId: string): void {
+  const times = arrivals.get(phoneNumberId) ?? [];
+  times.push(performance.timeOrigin + performance.now());
+  arrivals.set(phoneNumberId, times);
+}
+
+function keepSent(
+  state: MessagesState,
+  number: FakeNumber,
+  body: Record<string, unknown>,
+  id: string,
+): void {
+  const to = String(body.to).replace(/^\+/, '');
+  const type = typeof body.type === 'string' ? body.type : 'text';
   state.sent.push({
     phoneNumberId: number.phoneNumberId,
     to,
@@ -164,14 +198,6 @@ function accept(
       typeof body.biz_opaque_callback_data === 'string' ? body.biz_opaque_callback_data : null,
     at: new Date(),
   });
-  return {
-    status: 200,
-    body: {
-      messaging_product: 'whatsapp',
-      contacts: [{ input: String(body.to), wa_id: to }],
-      messages: [{ id, ...(type === 'template' ? { message_status: 'accepted' } : {}) }],
-    },
-  };
 }
 
 async function scripted(state: MessagesState): Promise<GraphAnswer | null> {
