@@ -27,6 +27,8 @@ interface RunningTurn {
   perSecond: number;
   startedAt: number;
   sent: number;
+  /** The last contact the turn took (ids are taken in order): the next take reads past it. */
+  lastTakenId: string | null;
   state: ThroughputTurnState;
   recording: Promise<void>;
   failure: Error | null;
@@ -68,6 +70,7 @@ export class ThroughputTurns {
       perSecond,
       startedAt: Date.now(),
       sent: 0,
+      lastTakenId: null,
       state: { sending: true, leaseHeld: true },
       recording: Promise.resolve(),
       failure: null,
@@ -88,6 +91,7 @@ export class ThroughputTurns {
         drained = true;
         break;
       }
+      running.lastTakenId = contacts[contacts.length - 1].id;
       await this.sendBatch(running, campaign, contacts, turn);
       if (running.sent === 1) {
         // The turn's first message goes alone: its answer proves the number, its account and
@@ -123,7 +127,7 @@ export class ThroughputTurns {
       claim.id,
       this.liveness.workerId,
       this.config.dispatchLeaseSeconds,
-      size,
+      { size, afterId: running.lastTakenId },
     );
   }
 

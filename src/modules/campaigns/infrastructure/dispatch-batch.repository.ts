@@ -37,14 +37,17 @@ export class DispatchBatchRepository {
   /**
    * In one committed statement: renews `workerId`'s lease on the campaign and, while it is
    * ACTIVE and its number under no reach-out lock, marks up to `size` ready contacts SENDING in
-   * id order (rows another statement is taking are skipped). The campaign is null when the lease
-   * is not this worker's; no contacts when none may be sent now (the dispatcher settles why).
+   * id order, after `afterId` (rows another statement is taking are skipped). The campaign is
+   * null when the lease is not this worker's; no contacts when none may be sent now (the
+   * dispatcher settles why). `afterId`, the turn's last contact so far, starts the read past the
+   * ones the turn sent: with one big campaign the planner reads ready contacts in key order, and
+   * would otherwise pass every contact already sent on each take.
    */
   async takeContacts(
     campaignId: number,
     workerId: string,
     leaseSeconds: number,
-    size: number,
+    batch: { size: number; afterId: string | null },
   ): Promise<{ campaign: DispatchCampaign | null; contacts: ContactToSend[] }> {
     const rows = await queryPrepared<DispatchCampaign & { taken: TakenContactJson[] }>(
       this.dataSource,
@@ -52,7 +55,7 @@ export class DispatchBatchRepository {
       `WITH campaign AS (${RENEW_LEASE}),
        ready AS (
          SELECT id FROM campaign_contacts
-          WHERE campaign_id = $1 AND status IN (${MOVE.take.from})
+          WHERE campaign_id = $1 AND status IN (${MOVE.take.from}) AND id > coalesce($5::bigint, 0)
             AND (next_attempt_at IS NULL OR next_attempt_at <= now())
             AND EXISTS (SELECT 1 FROM campaign k JOIN gateway_configs g ON g.id = k."gatewayConfigId"
                          WHERE k.status = 'ACTIVE' AND k."lockedBy" = $2
@@ -64,7 +67,7 @@ export class DispatchBatchRepository {
           RETURNING ${TAKEN_CONTACT_COLUMNS})
        SELECT campaign.*, (SELECT coalesce(json_agg(taken ORDER BY taken."contactId"), '[]') FROM taken) AS taken
          FROM campaign`,
-      [campaignId, workerId, leaseSeconds, size],
+      [campaignId, workerId, leaseSeconds, batch.size, batch.afterId],
     );
     const row = rows[0];
     if (!row) {
