@@ -17,6 +17,8 @@ export interface NumberRate {
   sent: number;
   /** The most messages in any 1-second span of the whole run, warm-up included. */
   maxInOneSecond: number;
+  /** The same within the measured window only (the steady state, without the start). */
+  maxInOneSecondInWindow: number;
   /** Arrival − (the window's first arrival + k / throughput), message k of the window, in ms. */
   lateness: Distribution;
 }
@@ -26,6 +28,8 @@ export interface ArrivalFigures {
   perSecond: number;
   /** The most any one number got in one second (each number's limit is its own). */
   maxInOneSecond: number;
+  /** The same within the measured window only. */
+  maxInOneSecondInWindow: number;
   /** Over every message of every number in the window. */
   lateness: Distribution;
   /** The worst number's p99 lateness. */
@@ -87,6 +91,7 @@ export function analyseArrivals(
       phoneNumberId,
       sent: inWindow.length,
       maxInOneSecond: mostWithin(sorted, 1000),
+      maxInOneSecondInWindow: mostWithin(inWindow, 1000),
       lateness: distribution(lateness),
     };
   });
@@ -95,6 +100,7 @@ export function analyseArrivals(
     sent,
     perSecond: sent / ((window.end - window.start) / 1000),
     maxInOneSecond: Math.max(0, ...perNumber.map((n) => n.maxInOneSecond)),
+    maxInOneSecondInWindow: Math.max(0, ...perNumber.map((n) => n.maxInOneSecondInWindow)),
     lateness: distribution(allLateness),
     worstNumberP99: Math.max(...perNumber.map((n) => n.lateness.p99)),
     gapMs: distribution(allGaps),
