@@ -62,6 +62,8 @@ export const TABLES_WITHOUT_ENTITIES: readonly string[] = [
   // Automation runs (one RUNNING at a time, by a unique index) and their sent-phone log.
   'automation_runs',
   'automation_sent_log',
+  // A Cloud API number's people per 10 minutes, counted by a trigger, summed by the claim.
+  'instance_recipients',
   // Gateway events stored before they are acknowledged, processed in background batches.
   'gateway_events',
   // When each configuration's connection events were last applied: the coalescing window.

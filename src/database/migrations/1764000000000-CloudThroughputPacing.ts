@@ -2,9 +2,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Meta's messaging-limit tier, held by the engine (docs/ARCHITECTURE.md, "Meta's limits"):
- * - `gateway_configs.recipient_cap`: the unique people a Cloud API number may reach in a rolling
- *   24 h, read from its tier (TIER_250 → 250, TIER_1K → 1,000, TIER_100K → 100,000); null for
- *   an Evolution instance, an unlimited tier or one not known yet;
+ * - `tier_recipient_cap(provider, tier)`: the unique people a Cloud API number may reach in a
+ *   rolling 24 h, read from its tier (TIER_250 → 250, TIER_1K → 1,000, TIER_100K → 100,000);
+ *   null for an Evolution instance, an unlimited tier or one not known yet (a function, not a
+ *   generated column, which TypeORM's schema builder would need metadata of its own for);
  * - `instance_recipients`: the people each capped number sent to, in 10-minute buckets,
  *   counted by a trigger when a turn's messages are counted for the instance's day
  *   (instance_pacing.sent_on_day), so that no send path can forget it. A person messaged twice
@@ -15,11 +16,13 @@ export class CloudThroughputPacing1764000000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
-      ALTER TABLE gateway_configs ADD COLUMN recipient_cap integer GENERATED ALWAYS AS (
-        CASE WHEN provider = 'CLOUD_API' AND messaging_limit_tier ~ '^TIER_[0-9]{1,6}K?$'
-             THEN substring(messaging_limit_tier FROM '[0-9]+')::integer
-                  * CASE WHEN messaging_limit_tier LIKE '%K' THEN 1000 ELSE 1 END
-        END) STORED`);
+      CREATE FUNCTION tier_recipient_cap(provider varchar, tier varchar) RETURNS integer
+      LANGUAGE sql IMMUTABLE AS $$
+        SELECT CASE WHEN provider = 'CLOUD_API' AND tier ~ '^TIER_[0-9]{1,6}K?$'
+                    THEN substring(tier FROM '[0-9]+')::integer
+                         * CASE WHEN tier LIKE '%K' THEN 1000 ELSE 1 END
+               END
+      $$`);
     await q.query(`
       CREATE TABLE instance_recipients (
         gateway_config_id integer NOT NULL REFERENCES gateway_configs (id) ON DELETE CASCADE,
@@ -33,7 +36,8 @@ export class CloudThroughputPacing1764000000000 implements MigrationInterface {
                          - CASE WHEN OLD.day IS NOT DISTINCT FROM NEW.day THEN OLD.sent_on_day ELSE 0 END;
       BEGIN
         IF added > 0 AND EXISTS (SELECT 1 FROM gateway_configs
-                                  WHERE id = NEW.gateway_config_id AND recipient_cap IS NOT NULL) THEN
+                                  WHERE id = NEW.gateway_config_id
+                                    AND tier_recipient_cap(provider, messaging_limit_tier) IS NOT NULL) THEN
           INSERT INTO instance_recipients (gateway_config_id, bucket_start, recipients)
           VALUES (NEW.gateway_config_id, date_bin('10 minutes', now(), timestamptz '2000-01-01'), added)
           ON CONFLICT (gateway_config_id, bucket_start)
@@ -55,6 +59,6 @@ export class CloudThroughputPacing1764000000000 implements MigrationInterface {
     await q.query(`DROP TRIGGER instance_recipients_on_count ON instance_pacing`);
     await q.query(`DROP FUNCTION instance_recipients_count()`);
     await q.query(`DROP TABLE instance_recipients`);
-    await q.query(`ALTER TABLE gateway_configs DROP COLUMN recipient_cap`);
+    await q.query(`DROP FUNCTION tier_recipient_cap(varchar, varchar)`);
   }
 }

@@ -13,6 +13,7 @@ import {
 import {
   dayLimitSql,
   releaseHoldSql,
+  RECIPIENT_CAP_SQL,
   sentTodaySql,
   TIER_ROOM_AT_SQL,
   TIER_ROOM_SQL,
@@ -79,7 +80,7 @@ export class PgInstancePacing implements InstancePacing {
                 p.held_by, p.held_until,
                 ${sentTodaySql('$4')} AS sent_today, ${dayLimitSql('$4')} AS day_limit,
                 ${TIER_ROOM_SQL} AS tier_room,
-                CASE WHEN g.recipient_cap IS NOT NULL THEN ${TIER_ROOM_AT_SQL} END AS tier_room_at
+                CASE WHEN ${RECIPIENT_CAP_SQL} IS NOT NULL THEN ${TIER_ROOM_AT_SQL} END AS tier_room_at
            FROM instance_pacing p JOIN gateway_configs g ON g.id = p.gateway_config_id
           WHERE p.gateway_config_id = $1
             FOR UPDATE OF p),
@@ -156,8 +157,8 @@ export class PgInstancePacing implements InstancePacing {
               g.daily_limit AS "dailyLimit",
               ${warmupLimitSql(tz)} AS "warmupLimitToday",
               ${dayLimitSql(tz)} AS "limitToday",
-              g.recipient_cap AS "recipientCap",
-              g.recipient_cap - ${TIER_ROOM_SQL} AS "recipientsLast24h",
+              ${RECIPIENT_CAP_SQL} AS "recipientCap",
+              ${RECIPIENT_CAP_SQL} - ${TIER_ROOM_SQL} AS "recipientsLast24h",
               CASE WHEN g.warmup_start_per_day IS NOT NULL
                    THEN ${todaySql(tz)} - coalesce((p.first_send_at AT TIME ZONE ${tz})::date, ${todaySql(tz)}) + 1
               END AS "warmupDay",

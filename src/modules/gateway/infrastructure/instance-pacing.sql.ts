@@ -30,12 +30,15 @@ export function dayLimitSql(tz: string): string {
 }
 
 /**
- * A Cloud API number's room in its tier (`g.recipient_cap` unique people in a rolling 24 h):
+ * A Cloud API number's room in its tier (RECIPIENT_CAP_SQL unique people in a rolling 24 h:
+ * the SQL function tier_recipient_cap reads it from the tier, null for Evolution or no cap):
  * the cap less the people its turns counted in the window (instance_recipients, 10-minute
  * buckets, a bucket counted while any of it may be in the window). Null: no cap.
  */
-export const TIER_ROOM_SQL = `CASE WHEN g.recipient_cap IS NOT NULL THEN
-    g.recipient_cap - (SELECT coalesce(sum(r.recipients), 0)::int FROM instance_recipients r
+export const RECIPIENT_CAP_SQL = `tier_recipient_cap(g.provider, g.messaging_limit_tier)`;
+
+export const TIER_ROOM_SQL = `CASE WHEN ${RECIPIENT_CAP_SQL} IS NOT NULL THEN
+    ${RECIPIENT_CAP_SQL} - (SELECT coalesce(sum(r.recipients), 0)::int FROM instance_recipients r
                         WHERE r.gateway_config_id = g.id
                           AND r.bucket_start > now() - interval '1 day 10 minutes')
   END`;
