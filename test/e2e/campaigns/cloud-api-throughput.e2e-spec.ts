@@ -142,35 +142,46 @@ describe('Cloud API numbers paced by their throughput', () => {
     expect(usage).toMatchObject({ recipientCap: 250, recipientsLast24h: 250, messagesToday: 4 });
   });
 
-  it('rests the whole number when Meta says it sends too fast, the contact untouched', async () => {
-    const configId = await cloudApiConfig(owner, graph);
-    const first = await greetingCampaign(configId, phones(1, 7_500));
-    await waitForCampaign(owner, first.id, (c) => c.status === 'COMPLETED');
-    graph.failNextSendWithCode(130429);
-    const created = await greetingCampaign(configId, phones(5, 7_600));
+  it.each([
+    ['at the throughput', {}],
+    ['one at a time, with a pause set', { intervalMinSeconds: 0, intervalMaxSeconds: 1 }],
+  ])(
+    'rests the whole number when Meta says it sends too fast (%s), the contact untouched',
+    async (_path, pauses) => {
+      const configId = await cloudApiConfig(owner, graph);
+      const first = await greetingCampaign(configId, phones(1, 7_500));
+      await waitForCampaign(owner, first.id, (c) => c.status === 'COMPLETED');
+      graph.failNextSendWithCode(130429);
+      const created = await greetingCampaign(configId, phones(5, 7_600), pauses);
 
-    // Nobody holds the number, yet nobody may send through it for a few seconds.
-    const rested = await until(
-      async () =>
-        (
-          await db().query(
-            `SELECT extract(epoch FROM held_until - now())::float AS "restSeconds"
+      // Nobody holds the number, yet nobody may send through it for a few seconds.
+      const rested = await until(
+        async () =>
+          (
+            await db().query(
+              `SELECT extract(epoch FROM held_until - now())::float AS "restSeconds"
                FROM instance_pacing WHERE gateway_config_id = $1 AND held_by IS NULL`,
-            [configId],
-          )
-        ).rows[0],
-      (row) => row?.restSeconds > 0,
-      20_000,
-      'the number resting after the throttle',
-    );
-    expect(rested.restSeconds).toBeLessThanOrEqual(6);
-    const throttled = (await contactRows(created.id))[0];
-    expect(throttled.status).toBe('PENDING');
-    expect(throttled.retry_count).toBe(0);
-    expect(graph.sent).toHaveLength(1);
+              [configId],
+            )
+          ).rows[0],
+        (row) => row?.restSeconds > 0,
+        20_000,
+        'the number resting after the throttle',
+      );
+      expect(rested.restSeconds).toBeLessThanOrEqual(6);
+      const throttled = (await contactRows(created.id))[0];
+      expect(throttled.status).toBe('PENDING');
+      expect(throttled.retry_count).toBe(0);
+      expect(graph.sent).toHaveLength(1);
 
-    const done = await waitForCampaign(owner, created.id, (c) => c.status === 'COMPLETED', 30_000);
-    expect(done.sentContacts).toBe(5);
-    expect(graph.sent).toHaveLength(6);
-  });
+      const done = await waitForCampaign(
+        owner,
+        created.id,
+        (c) => c.status === 'COMPLETED',
+        30_000,
+      );
+      expect(done.sentContacts).toBe(5);
+      expect(graph.sent).toHaveLength(6);
+    },
+  );
 });

@@ -11,7 +11,11 @@ import { isFirstSend } from '../domain/campaign-stats';
 import { COMPANY_INACTIVE_REASON } from '../domain/campaign-stops';
 import { drawPauses, messagesPerTurn } from '../domain/send-pauses';
 import { pacesInstance } from '../domain/send-outcome';
-import { sendsAtThroughput, throughputTurnSize } from '../domain/throughput-turns';
+import {
+  sendsAtThroughput,
+  THROTTLED_REST_SECONDS,
+  throughputTurnSize,
+} from '../domain/throughput-turns';
 import type { BegunSend, ClaimedCampaign, DispatchCampaign } from '../domain/dispatch-records';
 import { DispatchClaimRepository } from '../infrastructure/dispatch-claim.repository';
 import { DispatchLeaseRepository } from '../infrastructure/dispatch-lease.repository';
@@ -179,6 +183,10 @@ export class CampaignDispatcher {
     const outcome = await this.sender.deliver(campaign, contact);
     if (pacesInstance(outcome)) {
       turn.pauseDraw = pauses.draw;
+    }
+    if (outcome.kind === 'throttled') {
+      // Meta asked the number to slow down: nobody sends through it for a while.
+      turn.restSeconds = THROTTLED_REST_SECONDS;
     }
     if (outcome.kind !== 'sent') {
       turn.sent += outcome.kind === 'uncertain' ? 1 : 0;
