@@ -15,7 +15,7 @@ import {
   type ResultRow,
 } from './support/benchmark';
 import type { BenchDatabase } from './support/database';
-import { processCpuMs, startBenchWorker, type BenchWorker } from './support/worker-process';
+import { databaseUsage, startBenchWorker, type BenchWorker } from './support/worker-process';
 
 /** Targets of the pacing issue. */
 const LATENESS_P99_TARGET_MS = 1000;
@@ -557,16 +557,11 @@ async function snapshot(
   workers: BenchWorker[],
   fake: FakeEvolutionApi,
 ): Promise<Snapshot> {
-  const { rows } = await sql.query<{ pid: number; xacts: string }>(
-    `SELECT a.pid, (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1) AS xacts
-       FROM pg_stat_activity a WHERE a.datname = $1`,
-    [databaseName],
-  );
+  const database = await databaseUsage(sql, databaseName);
   const usage = process.cpuUsage();
   return {
     workerCpuMs: workers.reduce((sum, w) => sum + w.cpuMs(), 0),
-    postgresCpuMs: new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)])),
-    transactions: Number(rows[0]?.xacts ?? 0),
+    ...database,
     harnessCpuMs: (usage.user + usage.system) / 1000,
     requests: fake.requests.length,
     elu: performance.eventLoopUtilization(),

@@ -15,7 +15,7 @@ import type { BenchContext } from './benchmark';
 import type { BenchDatabase } from './database';
 import type { FakeGraphApiProcess } from './fake-graph-api-process';
 import { analyseArrivals, type ArrivalFigures } from './send-arrivals';
-import { processCpuMs, startBenchWorker, type BenchWorker } from './worker-process';
+import { databaseUsage, startBenchWorker, type BenchWorker } from './worker-process';
 
 export const CLOUD_TOKEN = 'EAAG-bench-cloud-send-token';
 const APP_SECRET = 'bench-cloud-send-app-secret';
@@ -184,15 +184,10 @@ async function snapshot(
   workers: BenchWorker[],
   fake: FakeGraphApiProcess,
 ): Promise<Snapshot> {
-  const { rows } = await sql.query<{ pid: number; xacts: string }>(
-    `SELECT a.pid, (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1) AS xacts
-       FROM pg_stat_activity a WHERE a.datname = $1`,
-    [databaseName],
-  );
+  const database = await databaseUsage(sql, databaseName);
   const usage = process.cpuUsage();
   return {
-    postgresCpuMs: new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)])),
-    transactions: Number(rows[0]?.xacts ?? 0),
+    ...database,
     workerCpuMs: workers.reduce((sum, w) => sum + w.cpuMs(), 0),
     fakeCpuMs: fake.cpuMs(),
     harnessCpuMs: (usage.user + usage.system) / 1000,

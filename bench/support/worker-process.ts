@@ -127,3 +127,25 @@ export function processCpuMs(pid: number): number {
     return 0;
   }
 }
+
+/** The CPU of a database's backends, by pid, and its transactions so far: a run's cost in PostgreSQL. */
+export interface DatabaseUsage {
+  postgresCpuMs: Map<number, number>;
+  transactions: number;
+}
+
+/** What the backends of `databaseName` used so far (utime + stime each) and its commits + rollbacks. */
+export async function databaseUsage(
+  sql: { query<R>(text: string, values: unknown[]): Promise<{ rows: R[] }> },
+  databaseName: string,
+): Promise<DatabaseUsage> {
+  const { rows } = await sql.query<{ pid: number; xacts: string }>(
+    `SELECT a.pid, (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1) AS xacts
+       FROM pg_stat_activity a WHERE a.datname = $1`,
+    [databaseName],
+  );
+  return {
+    postgresCpuMs: new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)])),
+    transactions: Number(rows[0]?.xacts ?? 0),
+  };
+}
