@@ -174,6 +174,17 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
     expect(rows[0]).toMatchObject({ status: 'FAILED', failure_kind: 'undeliverable' });
     expect(rows[0].failure_reason).toContain('131026: Message undeliverable');
 
+    // The SYSTEM-contacts feed marks each SENT contact copied, once, in the background: let it
+    // have done so, so that the only writer left to catch is the replay.
+    await until(
+      () =>
+        countRows(
+          'campaign_contacts',
+          `campaign_id = $1 AND status = 'SENT' AND NOT system_recorded`,
+          [campaignId],
+        ),
+      (n) => n === 0,
+    );
     const versions = () =>
       db().query(
         // The order of cloudCampaign's wamids.
