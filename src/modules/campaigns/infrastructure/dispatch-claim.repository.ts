@@ -45,33 +45,28 @@ const DUE_INSTANCES = `
 /**
  * Of each due instance, the claimable campaign whose turn was longest ago (round robin): due,
  * past its own pause after the instance's last message, nobody holds it, and not one this
- * worker still has in flight ($4). A pool's own row never sends (its senders do). Looked up per
- * instance (campaigns_instance_due_idx): a join let the planner, expecting the LIMIT's hundreds
- * of due instances, hash every ACTIVE campaign of the table for the few that are due.
+ * worker still has in flight ($4). A pool's own row never sends (its senders do).
  */
 const CANDIDATES = `
-  SELECT d.id, i.due_at FROM due_instances i
-   CROSS JOIN LATERAL (
-     SELECT d.id FROM campaigns d
-      WHERE d.gateway_config_id = i.gateway_config_id
-        AND d.status = 'ACTIVE' AND d.next_send_at <= now()
-        AND (d.locked_until IS NULL OR d.locked_until < now())
-        AND NOT (d.id = ANY($4::int[])) AND d.pool_id IS DISTINCT FROM d.id
-        AND ${campaignPauseEndsSql('d', 'i')} <= now()
-      ORDER BY d.last_turn_at NULLS FIRST, d.id LIMIT 1) AS d`;
+  SELECT DISTINCT ON (i.gateway_config_id) d.id, i.due_at FROM due_instances i
+    JOIN campaigns d ON d.gateway_config_id = i.gateway_config_id
+   WHERE d.status = 'ACTIVE' AND d.next_send_at <= now()
+     AND (d.locked_until IS NULL OR d.locked_until < now())
+     AND NOT (d.id = ANY($4::int[])) AND d.pool_id IS DISTINCT FROM d.id
+     AND ${campaignPauseEndsSql('d', 'i')} <= now()
+   ORDER BY i.gateway_config_id, d.last_turn_at NULLS FIRST, d.id`;
 
 /**
  * $2 of the candidates, the most overdue first, locked with their instance's row (a campaign
  * or an instance another worker is claiming is skipped: two workers never lease two campaigns
  * of one instance together, where the second could only wait) and checked again as of their
- * latest rows; each row is reached by its key (the ARRAY: joined, the planner scanned the table).
+ * latest rows; each row is reached by its key.
  */
 const DUE_CAMPAIGNS = `
   SELECT c.id, c.locked_by AS previous_holder, c.gateway_config_id, c.min_interval, c.max_interval
     FROM candidates JOIN campaigns c ON c.id = candidates.id
     JOIN instance_pacing i ON i.gateway_config_id = c.gateway_config_id
-   WHERE c.id = ANY (ARRAY(SELECT id FROM candidates))
-     AND c.status = 'ACTIVE' AND c.next_send_at <= now()
+   WHERE c.status = 'ACTIVE' AND c.next_send_at <= now()
      AND (c.locked_until IS NULL OR c.locked_until < now())
    ORDER BY candidates.due_at LIMIT $2 FOR UPDATE OF c, i SKIP LOCKED`;
 
@@ -80,15 +75,13 @@ const DUE_CAMPAIGNS = `
  * row another sender is writing skipped): nobody holds them, the campaign's pause after their
  * last message is over, their figure of the day ($5: APP_TIMEZONE) is not reached, and a Cloud
  * API number has room in its tier. The quota is the lower of the two (least() skips a null).
- * Each instance is reached by its key (the ARRAY), not by a scan of them all.
  */
 const FREE_INSTANCES = `
   SELECT p.gateway_config_id, least(${dayLimitSql('$5')} - ${sentTodaySql('$5')}, ${TIER_ROOM_SQL}) AS quota
     FROM instance_pacing p
     JOIN gateway_configs g ON g.id = p.gateway_config_id
     JOIN due ON due.gateway_config_id = p.gateway_config_id
-   WHERE p.gateway_config_id = ANY (ARRAY(SELECT gateway_config_id FROM due))
-     AND (p.held_until IS NULL OR p.held_until < now())
+   WHERE (p.held_until IS NULL OR p.held_until < now())
      AND ${campaignPauseEndsSql('due', 'p')} <= now()
      AND coalesce(${sentTodaySql('$5')} < ${dayLimitSql('$5')}, true)
      AND coalesce(${TIER_ROOM_SQL} > 0, true)
