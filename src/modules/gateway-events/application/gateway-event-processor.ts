@@ -17,21 +17,15 @@ import {
 } from './ports/gateway-events.repository';
 
 /**
- * Events one transaction applies. Each step also costs its claim, its commit and the
- * connection and account leases whatever its size: Meta's batched statuses came in faster than
- * 500 a step applied them, and 2,000 a step spread those costs four times as thin. Companies
- * still share each batch (claimDue).
+ * Events one transaction applies (companies share it, claimDue): Meta's batched statuses came in
+ * faster than 500 a step applied them; 2,000 spread each step's fixed costs four times as thin.
  */
-const BATCH = 2000;
+export const STEP_EVENTS = 2000;
 /**
- * After a step that applied less than a batch, the next waits this long or for the intake's
- * next announcement (at most every 50 ms), not for nothing: under a steady flow a step started
- * at once found only what was stored during the one before (about 120 events at 7,000 a
- * second, 60 steps a second), and every step costs its seven round trips whatever its size.
- * Waiting for the announcement makes the steps three times as large, for a fifth less
- * PostgreSQL CPU per event.
+ * After a partial batch the next step waits this long or for the intake's next announcement (at
+ * most every 50 ms): started at once, 60 small steps a second paid seven round trips each.
  */
-const GATHER_MS = 200;
+export const GATHER_MS = 200;
 /** A receipt whose send is not recorded yet (it can beat the send's own answer) waits this long. */
 const EARLY_RECEIPT_RETRY_MS = 2_000;
 /** Configurations whose connection events one step applies. */
@@ -43,8 +37,7 @@ const ACCOUNT_EVENTS = 20;
 /**
  * An event that fails for a reason not its values' (a lock timeout, a trigger's error, a bug) is
  * tried MAX_FAULTS times in all, the next after FAULT_BACKOFF_MS × 2^(failures so far): 1, 2, 4,
- * 8 s. A passing cause clears within them; one that persists sets the event aside instead of
- * failing forever.
+ * 8 s; a cause that persists sets the event aside instead of failing forever.
  */
 const MAX_FAULTS = 5;
 /** How often ended reach-out locks are looked for (the worker's idle poll is 1 s). */
@@ -108,28 +101,18 @@ export class GatewayEventProcessor extends BackgroundWorker {
 
   /** Connection events are applied even when the receipts' work fails; the step fails after. */
   async step(): Promise<number | null> {
-    const messages = await settled(() => this.applyMessages());
-    const configs = await settled(() => this.applyConnections());
-    const accounts = await settled(() => this.applyAccountEvents());
+    const outcomes = [
+      await settled(() => this.applyMessages()),
+      await settled(() => this.applyConnections()),
+      await settled(() => this.applyAccountEvents()),
+    ];
     await this.liftEndedLocks();
-    if (messages.status === 'rejected') {
-      throw messages.reason;
-    }
-    if (configs.status === 'rejected') {
-      throw configs.reason;
-    }
-    if (accounts.status === 'rejected') {
-      throw accounts.reason;
-    }
-    if (
-      messages.value === BATCH ||
-      configs.value === CONNECTION_CONFIGS ||
-      accounts.value === ACCOUNT_EVENTS
-    ) {
+    const [messages, configs, accounts] = outcomes.map(valueOrThrow);
+    if (messages === STEP_EVENTS || configs === CONNECTION_CONFIGS || accounts === ACCOUNT_EVENTS) {
       return 0;
     }
     const due = await this.events.msUntilNextDue();
-    return messages.value > 0 && due !== null ? Math.max(due, GATHER_MS) : due;
+    return messages > 0 && due !== null ? Math.max(due, GATHER_MS) : due;
   }
 
   /**
@@ -152,7 +135,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
   private async applyMessages(): Promise<number> {
     try {
       const { claimed, counts, blocked } = await this.unitOfWork.run(async (tx) => {
-        const batch = await this.events.claimDue(tx, BATCH);
+        const batch = await this.events.claimDue(tx, STEP_EVENTS);
         const applied = await this.applyEvents(tx, batch);
         await this.settle(tx, batch, applied.waiting);
         return { claimed: batch.length, counts: applied.counts, blocked: applied.blocked };
@@ -184,7 +167,7 @@ export class GatewayEventProcessor extends BackgroundWorker {
   private async applyBisected(
     tx: Transaction,
   ): Promise<Pick<Bisection, 'setAside' | 'counts' | 'blocked'> & { claimed: number }> {
-    const batch = await this.events.claimDue(tx, BATCH);
+    const batch = await this.events.claimDue(tx, STEP_EVENTS);
     const outcome: Bisection = {
       waiting: new Set(),
       counts: { refused: 0, reconciled: 0, replies: 0, unmappedSenders: 0 },
@@ -406,4 +389,11 @@ export class GatewayEventProcessor extends BackgroundWorker {
 /** The work's outcome, its error included, so that the caller decides when to throw it. */
 async function settled<T>(work: () => Promise<T>): Promise<PromiseSettledResult<T>> {
   return (await Promise.allSettled([work()]))[0];
+}
+
+function valueOrThrow<T>(outcome: PromiseSettledResult<T>): T {
+  if (outcome.status === 'rejected') {
+    throw outcome.reason;
+  }
+  return outcome.value;
 }
