@@ -5,16 +5,13 @@
  * keeps only when each message arrived, per phone number id (recordArrivalsOnly). The parent
  * sends {type: 'add-number' | 'add-template' | 'take-arrivals'} over IPC.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import {
   FakeGraphApi,
   type FakeNumber,
   type MetaTemplate,
 } from '../../test/support/fake-graph-api';
+import { forkFake, serveForked } from './forked-fake';
 import { processCpuMs } from './worker-process';
-
-const ROOT = join(__dirname, '..', '..');
 
 export type FakeNumberInput = Pick<
   FakeNumber,
@@ -26,7 +23,6 @@ type Request =
   | { type: 'add-number'; number: FakeNumberInput }
   | { type: 'add-template'; businessAccountId: string; template: MetaTemplate }
   | { type: 'take-arrivals' };
-type Command = Request & { id: number };
 
 export interface FakeGraphApiProcess {
   url: string;
@@ -40,37 +36,8 @@ export interface FakeGraphApiProcess {
 }
 
 export async function startFakeGraphApiProcess(): Promise<FakeGraphApiProcess> {
-  const child: ChildProcess = fork(__filename, [], {
-    cwd: ROOT,
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
-    env: { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json') },
-    // Structured clone: a few hundred thousand arrival times cross without a JSON round.
-    serialization: 'advanced',
-  });
-  const stopOnExit = (): void => {
-    child.kill('SIGKILL');
-  };
-  process.once('exit', stopOnExit);
-  const pending = new Map<number, (value: unknown) => void>();
-  let nextId = 1;
-  child.on('message', (message: { id?: number; result?: unknown }) => {
-    if (message.id !== undefined) {
-      pending.get(message.id)?.(message.result);
-      pending.delete(message.id);
-    }
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (message: { url?: string }) =>
-      message.url ? resolve(message.url) : reject(new Error('the fake Graph API did not start')),
-    );
-    child.once('exit', (code) => reject(new Error(`the fake Graph API exited (${code})`)));
-  });
-  const ask = <T>(command: Request): Promise<T> =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve as (value: unknown) => void);
-      child.send({ ...command, id });
-    });
+  // Structured clone: a few hundred thousand arrival times cross without a JSON round.
+  const { url, child, ask, stop } = await forkFake<Request>(__filename, 'the fake Graph API', true);
   return {
     url,
     addNumber: (number) => ask({ type: 'add-number', number }),
@@ -78,26 +45,16 @@ export async function startFakeGraphApiProcess(): Promise<FakeGraphApiProcess> {
       ask({ type: 'add-template', businessAccountId, template }),
     takeArrivals: () => ask({ type: 'take-arrivals' }),
     cpuMs: () => processCpuMs(child.pid as number),
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          return resolve();
-        }
-        child.once('exit', () => {
-          process.removeListener('exit', stopOnExit);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop,
   };
 }
 
-function answer(fake: FakeGraphApi, command: Command): unknown {
-  switch (command.type) {
+function answer(fake: FakeGraphApi, request: Request): unknown {
+  switch (request.type) {
     case 'add-number':
-      return fake.addNumber(command.number);
+      return fake.addNumber(request.number);
     case 'add-template':
-      return fake.addTemplate(command.businessAccountId, command.template);
+      return fake.addTemplate(request.businessAccountId, request.template);
     case 'take-arrivals':
       return fake.takeArrivals();
   }
@@ -107,11 +64,7 @@ async function serve(): Promise<void> {
   const fake = new FakeGraphApi();
   fake.recordArrivalsOnly();
   await fake.start();
-  process.on('message', (command: Command) => {
-    process.send?.({ id: command.id, result: answer(fake, command) });
-  });
-  process.on('SIGTERM', () => void fake.stop().then(() => process.exit(0)));
-  process.send?.({ url: fake.url });
+  serveForked<Request>(fake, (request) => answer(fake, request));
 }
 
 if (require.main === module) {
