@@ -10,6 +10,7 @@ import {
   round,
   seed,
   settingsFrom as pacingSettingsFrom,
+  startApiOnly,
   type RunFigures,
 } from './pacing.bench';
 import { registerBenchCompany, requestJson, type BenchCompany } from './support/api';
@@ -143,15 +144,7 @@ export default defineBenchmark({
     const settings = settingsFrom(process.env);
     const fake = await startFakeGraphApiProcess();
     context.onCleanup(() => fake.stop());
-    // The API only (no dispatch in this process): the workers are separate processes.
-    const service = await context.startApp({
-      env: { ROLE: 'api', ENCRYPTION_KEY, CAMPAIGN_CREATIONS_PER_HOUR: '1000000' },
-    });
-    const database = await context.database();
-    const sql = new Pool({ connectionString: database.url, max: 2 });
-    sql.on('error', () => undefined);
-    context.onCleanup(() => sql.end());
-    const company = await registerBenchCompany(service.baseUrl);
+    const { service, database, sql, company } = await startApiOnly(context);
     const bench: Bench = {
       context,
       api: { baseUrl: service.baseUrl, company },

@@ -14,6 +14,7 @@ import {
   type Check,
   type ResultRow,
 } from './support/benchmark';
+import type { RunningBenchApp } from './support/app';
 import type { BenchDatabase } from './support/database';
 import { databaseUsage, startBenchWorker, type BenchWorker } from './support/worker-process';
 
@@ -29,6 +30,27 @@ const MAX_PAUSE_S = 3;
 const GAP_TOLERANCE_MS = 50;
 
 export const ENCRYPTION_KEY = 'bench-pacing-encryption-key-0123456789';
+
+/**
+ * The API only, in this process (no dispatch here: the workers are processes of their own), a
+ * small pool on the run's database and a registered company.
+ */
+export async function startApiOnly(context: BenchContext): Promise<{
+  service: RunningBenchApp;
+  database: BenchDatabase;
+  sql: Pool;
+  company: BenchCompany;
+}> {
+  const service = await context.startApp({
+    env: { ROLE: 'api', ENCRYPTION_KEY, CAMPAIGN_CREATIONS_PER_HOUR: '1000000' },
+  });
+  const database = await context.database();
+  const sql = new Pool({ connectionString: database.url, max: 2 });
+  sql.on('error', () => undefined);
+  context.onCleanup(() => sql.end());
+  const company = await registerBenchCompany(service.baseUrl);
+  return { service, database, sql, company };
+}
 export const API_KEY = 'bench-pacing-key';
 export const instanceName = (i: number): string => `pace-${i}`;
 /** Contact k of campaign j: a valid São Paulo mobile, unique over the bench. */
@@ -101,15 +123,7 @@ export default defineBenchmark({
     for (let i = 0; i < settings.instances; i += 1) {
       fake.addInstance(instanceName(i), { apiKey: API_KEY, state: 'open' });
     }
-    // The API only (no dispatch in this process): the workers are separate processes.
-    const service = await context.startApp({
-      env: { ROLE: 'api', ENCRYPTION_KEY, CAMPAIGN_CREATIONS_PER_HOUR: '1000000' },
-    });
-    const database = await context.database();
-    const sql = new Pool({ connectionString: database.url, max: 2 });
-    sql.on('error', () => undefined);
-    context.onCleanup(() => sql.end());
-    const company = await registerBenchCompany(service.baseUrl);
+    const { service, database, sql, company } = await startApiOnly(context);
     await seed(context, sql, service.baseUrl, company, fake.url, settings);
     await installTakeLog(sql);
 
