@@ -193,17 +193,7 @@ async function runOneNumber(bench: Bench): Promise<CloudRunFigures> {
   bench.context.log(
     `A: a template campaign of ${settings.oneNumberContacts} contacts created in ${Math.round(performance.now() - started)} ms`,
   );
-  await bench.sql.query('ANALYZE campaigns, campaign_contacts');
-  const figures = await measureCloudSends(
-    bench.context,
-    bench.sql,
-    bench.database,
-    fake,
-    [{ campaignId, ...number }],
-    bench.run,
-  );
-  await pauseCampaigns(api, [campaignId]);
-  return figures;
+  return measureThenPause(bench, [{ campaignId, ...number }]);
 }
 
 async function runManyNumbers(bench: Bench): Promise<CloudRunFigures> {
@@ -229,17 +219,25 @@ async function runManyNumbers(bench: Bench): Promise<CloudRunFigures> {
   bench.context.log(
     `B: ${numbers.length} template campaigns of ${settings.contactsPerNumber} contacts created in ${Math.round(performance.now() - started)} ms`,
   );
+  return measureThenPause(bench, campaigns);
+}
+
+/** The campaigns' sends measured (their statistics fresh first), then the campaigns paused. */
+async function measureThenPause(
+  bench: Bench,
+  campaigns: Parameters<typeof measureCloudSends>[4],
+): Promise<CloudRunFigures> {
   await bench.sql.query('ANALYZE campaigns, campaign_contacts');
   const figures = await measureCloudSends(
     bench.context,
     bench.sql,
     bench.database,
-    fake,
+    bench.fake,
     campaigns,
     bench.run,
   );
   await pauseCampaigns(
-    api,
+    bench.api,
     campaigns.map((c) => c.campaignId),
   );
   return figures;
