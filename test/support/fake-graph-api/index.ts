@@ -146,15 +146,16 @@ export class FakeGraphApi {
     this.state.hung.splice(0).forEach((release) => release());
   }
 
-  /** Forgets numbers, templates, sends, scripts and requests. */
+  /** Forgets numbers, templates, sends, scripts and requests, and keeps whole sends again. */
   reset(): void {
     this.releaseHung();
     this.state.numbers.clear();
     this.state.templates.clear();
     this.state.sent.length = 0;
-    this.state.arrivals?.clear();
+    this.state.arrivals = null;
     this.state.sendScript.length = 0;
     this.server.requests.length = 0;
+    this.server.keepRequests = true;
     this.pageSize = 100;
   }
 

@@ -162,7 +162,7 @@ function accept(
   if (state.arrivals) {
     noteArrival(state.arrivals, number.phoneNumberId);
   } else {
-    keepSent(state, number, body, id);
+    keepSent(state, { phoneNumberId: number.phoneNumberId, to, type, body, wamid: id });
   }
   return {
     status: 200,
@@ -182,20 +182,12 @@ function noteArrival(arrivals: Map<string, number[]>, phoneNumberId: string): vo
 
 function keepSent(
   state: MessagesState,
-  number: FakeNumber,
-  body: Record<string, unknown>,
-  id: string,
+  message: Omit<FakeSentMessage, 'callbackData' | 'at'>,
 ): void {
-  const to = String(body.to).replace(/^\+/, '');
-  const type = typeof body.type === 'string' ? body.type : 'text';
+  const callbackData = message.body.biz_opaque_callback_data;
   state.sent.push({
-    phoneNumberId: number.phoneNumberId,
-    to,
-    type,
-    body,
-    wamid: id,
-    callbackData:
-      typeof body.biz_opaque_callback_data === 'string' ? body.biz_opaque_callback_data : null,
+    ...message,
+    callbackData: typeof callbackData === 'string' ? callbackData : null,
     at: new Date(),
   });
 }
