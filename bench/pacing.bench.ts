@@ -5,6 +5,7 @@ import { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../src/config/app-config.service';
 import { DispatchClaimRepository } from '../src/modules/campaigns/infrastructure/dispatch-claim.repository';
+import { CLAIM_LISTED } from '../src/modules/campaigns/infrastructure/dispatch-claim.sql';
 import { DispatchMonitoringRepository } from '../src/modules/campaigns/infrastructure/dispatch-monitoring.repository';
 import { FakeEvolutionApi } from '../test/support/fake-evolution-api';
 import { registerBenchCompany, requestJson, type BenchCompany } from './support/api';
@@ -723,39 +724,51 @@ interface ExplainFigures {
   msUntilNextDue: { planningMs: number[]; executionMs: number[]; plan: string };
 }
 
+interface CapturedStatement {
+  text: string;
+  params: unknown[];
+}
+
+/**
+ * A stand-in for the data source that keeps the engine's prepared statements instead of
+ * running them (see queryPrepared), except the count of due instances, read for real.
+ */
+function statementRecorder(client: Pool, captured: CapturedStatement[]): DataSource {
+  const query = async (config: { name?: string; text: string; values?: unknown[] }) => {
+    if (config.name === 'dispatch_due_instances') {
+      return client.query(config.text, config.values);
+    }
+    captured.push({ text: config.text, params: config.values ?? [] });
+    return { rows: [] };
+  };
+  return { driver: { master: { query } } } as unknown as DataSource;
+}
+
 /**
  * EXPLAIN ANALYZE of the claim and of the loop's "when is the next one due" query, as the
  * workers run them (their SQL taken from the repository itself), while the workers are still
- * sending; the claim runs in a transaction rolled back, so it takes nothing.
+ * sending; the claim runs in a transaction rolled back, so it takes nothing. The due instances
+ * the claim counts first are read for real, so that the claim explained is the one they choose.
  */
 async function explainEngineStatements(url: string): Promise<ExplainFigures> {
-  const captured: Array<{ text: string; params: unknown[] }> = [];
-  const capture = (text: string, params: unknown[] = []): Promise<unknown> => {
-    captured.push({ text, params });
-    return Promise.resolve({ rows: [] });
-  };
-  // Both statements are prepared ones, sent through the pool (see queryPrepared).
-  const recorder = {
-    driver: {
-      master: {
-        query: (config: { text: string; values: unknown[] }) => capture(config.text, config.values),
-      },
-    },
-  } as unknown as DataSource;
-  const config = { appTimezone: process.env.APP_TIMEZONE ?? 'America/Sao_Paulo' } as AppConfig;
-  await new DispatchClaimRepository(recorder, config).claimDue('bench-explain', 128, 120, []);
-  await new DispatchMonitoringRepository(recorder).msUntilNextDue();
-  const [claim, nextDue] = captured;
   const client = new Pool({ connectionString: url, max: 1 });
   client.on('error', () => undefined);
+  const captured: CapturedStatement[] = [];
+  const recorder = statementRecorder(client, captured);
+  const config = { appTimezone: process.env.APP_TIMEZONE ?? 'America/Sao_Paulo' } as AppConfig;
   try {
+    await new DispatchClaimRepository(recorder, config).claimDue('bench-explain', 128, 120, []);
+    await new DispatchMonitoringRepository(recorder).msUntilNextDue();
+    const nextDue = captured.at(-1) as CapturedStatement;
+    // No instance due at that moment: the claim of none listed.
+    const claim =
+      captured.length > 1
+        ? captured[0]
+        : { text: CLAIM_LISTED, params: ['bench-explain', 128, 120, [], config.appTimezone, []] };
     const { rows } = await client.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM campaigns WHERE status = 'ACTIVE' AND next_send_at <= now()`,
     );
-    const explain = async (statement: {
-      text: string;
-      params: unknown[];
-    }): Promise<ExplainFigures['claim']> => {
+    const explain = async (statement: CapturedStatement): Promise<ExplainFigures['claim']> => {
       const figures = { planningMs: [] as number[], executionMs: [] as number[], plan: '' };
       for (let round = 0; round < 3; round += 1) {
         const connection = await client.connect();

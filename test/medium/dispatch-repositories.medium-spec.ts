@@ -6,6 +6,7 @@ import { pauseAfterDelivery } from '../../src/modules/campaigns/domain/delivery-
 import type { Delivery } from '../../src/modules/campaigns/domain/dispatch-records';
 import { watchedCountsOfFailure } from '../../src/modules/campaigns/domain/watched-counts';
 import { DispatchClaimRepository } from '../../src/modules/campaigns/infrastructure/dispatch-claim.repository';
+import { LISTED_DUE_INSTANCES } from '../../src/modules/campaigns/infrastructure/dispatch-claim.sql';
 import { DispatchLeaseRepository } from '../../src/modules/campaigns/infrastructure/dispatch-lease.repository';
 import { DispatchMonitoringRepository } from '../../src/modules/campaigns/infrastructure/dispatch-monitoring.repository';
 import { DispatchOutcomeRepository } from '../../src/modules/campaigns/infrastructure/dispatch-outcome.repository';
@@ -184,6 +185,28 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       const id = await insertCampaign(sql, company, instance);
 
       expect(await claim(WORKER, [id])).toEqual([]);
+    });
+
+    it('claims alike when more instances are due than it looks up one by one (one pass over the campaigns)', async () => {
+      const oldestTurns: number[] = [];
+      for (let n = 0; n <= LISTED_DUE_INSTANCES; n += 1) {
+        const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+        await insertCampaign(sql, company, instance, { lastTurnSecondsAgo: 5 });
+        oldestTurns.push(await insertCampaign(sql, company, instance, { lastTurnSecondsAgo: 50 }));
+      }
+      const inFlight = oldestTurns[0];
+      const held = await insertInstance(sql, company, { heldBy: OTHER });
+      await insertCampaign(sql, company, held);
+
+      const claimed = await claim(WORKER, [inFlight]);
+
+      // The instance whose oldest turn is in flight gives its other campaign.
+      expect(claimed).toHaveLength(LISTED_DUE_INSTANCES + 1);
+      const ids = new Set(claimed.map((c) => c.id));
+      expect(oldestTurns.filter((id) => ids.has(id))).toHaveLength(LISTED_DUE_INSTANCES);
+      expect(ids.has(inFlight)).toBe(false);
+      expect(claimed.every((c) => c.instanceHeld && c.firstSend !== null)).toBe(true);
+      expect(await pacingState(sql, held)).toMatchObject({ heldBy: OTHER });
     });
 
     it('finds an instance by the pacing row its first ACTIVE campaign gave it, and holds it', async () => {
