@@ -75,11 +75,12 @@ export class DispatchClaimRepository {
     if (limit <= 0) {
       return [];
     }
+    // One more than the listed claim takes says "many": the scan reads the rest itself.
     const due = await queryPrepared<{ id: number }>(
       this.dataSource,
       'dispatch_due_instances',
       DUE_INSTANCE_IDS,
-      [limit * DUE_INSTANCES_PER_CLAIM],
+      [Math.min(limit * DUE_INSTANCES_PER_CLAIM, LISTED_DUE_INSTANCES + 1)],
     );
     if (due.length === 0) {
       return [];
