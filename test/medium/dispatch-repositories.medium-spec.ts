@@ -482,6 +482,62 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
     });
   });
 
+  describe("a capped number's recipients (counted by a trigger)", () => {
+    /** Counts `messages` more for the instance's day, as a turn's release does. */
+    async function countTurn(instance: number, messages: number): Promise<void> {
+      await sql.query(
+        `UPDATE instance_pacing SET day = current_date, sent_on_day = sent_on_day + $2
+          WHERE gateway_config_id = $1`,
+        [instance, messages],
+      );
+    }
+
+    async function recipients(instance: number): Promise<number> {
+      const { rows } = await sql.query<{ n: number }>(
+        `SELECT coalesce(sum(recipients), 0)::int AS n FROM instance_recipients
+          WHERE gateway_config_id = $1`,
+        [instance],
+      );
+      return rows[0].n;
+    }
+
+    async function makeCloud(instance: number, tier: string | null): Promise<void> {
+      await sql.query(
+        `UPDATE gateway_configs SET provider = 'CLOUD_API', messaging_limit_tier = $2,
+                business_account_id = 'waba', api_version = 'v23.0', app_secret_encrypted = 'x',
+                webhook_verify_token = 'x'
+          WHERE id = $1`,
+        [instance, tier],
+      );
+    }
+
+    it('counts them only while the number has a tier with a cap, whenever the tier was set', async () => {
+      const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });
+      await countTurn(instance, 2);
+      expect(await recipients(instance)).toBe(0);
+
+      await makeCloud(instance, 'TIER_250');
+      await countTurn(instance, 3);
+      expect(await recipients(instance)).toBe(3);
+
+      await makeCloud(instance, 'TIER_UNLIMITED');
+      await countTurn(instance, 4);
+      expect(await recipients(instance)).toBe(3);
+    });
+
+    it('knows the cap of a number tiered before its pacing row was written', async () => {
+      const instance = await insertInstance(sql, company);
+      await makeCloud(instance, 'TIER_1K');
+      await sql.query(
+        `INSERT INTO instance_pacing (gateway_config_id, company_id) VALUES ($1, $2)`,
+        [instance, company],
+      );
+
+      await countTurn(instance, 5);
+
+      expect(await recipients(instance)).toBe(5);
+    });
+  });
   describe('holding an instance outside the claim (InstancePacing.hold)', () => {
     it("waits for the sender's own pause at the point the last message's pause was drawn", async () => {
       const instance = await insertInstance(sql, company, { lastMessageSecondsAgo: 10 });

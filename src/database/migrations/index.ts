@@ -35,6 +35,7 @@ import { CloudAccountEvents1763998000000 } from './1763998000000-CloudAccountEve
 import { CloudApiOutcomes1763999000000 } from './1763999000000-CloudApiOutcomes';
 import { CloudApiCosts1763999500000 } from './1763999500000-CloudApiCosts';
 import { CloudThroughputPacing1764000000000 } from './1764000000000-CloudThroughputPacing';
+import { CountRecipientsOfCappedNumbersOnly1764003000000 } from './1764003000000-CountRecipientsOfCappedNumbersOnly';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   CloudApiOutcomes1763999000000,
   CloudApiCosts1763999500000,
   CloudThroughputPacing1764000000000,
+  CountRecipientsOfCappedNumbersOnly1764003000000,
 ];
