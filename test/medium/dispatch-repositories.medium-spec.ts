@@ -1,9 +1,5 @@
 import type { Pool } from 'pg';
-import type { AppConfig } from '../../src/config/app-config.service';
-import { transactionOf } from '../../src/database/transactions';
-import type { Transaction } from '../../src/common/persistence/transaction';
 import { pauseAfterDelivery } from '../../src/modules/campaigns/domain/delivery-rules';
-import type { Delivery } from '../../src/modules/campaigns/domain/dispatch-records';
 import { watchedCountsOfFailure } from '../../src/modules/campaigns/domain/watched-counts';
 import { DispatchClaimRepository } from '../../src/modules/campaigns/infrastructure/dispatch-claim.repository';
 import { LISTED_DUE_INSTANCES } from '../../src/modules/campaigns/infrastructure/dispatch-claim.sql';
@@ -11,10 +7,11 @@ import { DispatchLeaseRepository } from '../../src/modules/campaigns/infrastruct
 import { DispatchMonitoringRepository } from '../../src/modules/campaigns/infrastructure/dispatch-monitoring.repository';
 import { DispatchOutcomeRepository } from '../../src/modules/campaigns/infrastructure/dispatch-outcome.repository';
 import { PgInstancePacing } from '../../src/modules/gateway/infrastructure/instance-pacing.repository';
-import { EngineDatabase, openEngineDatabase } from './support/engine-database';
+import { ENGINE_CONFIG, EngineDatabase, openEngineDatabase } from './support/engine-database';
 import {
   campaignState,
   contactStatuses,
+  deliveryOf,
   insertCampaign,
   insertCompany,
   insertInstance,
@@ -43,12 +40,11 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
   beforeAll(async () => {
     database = await openEngineDatabase('dispatch_repositories');
     sql = database.sql;
-    const config = { appTimezone: 'America/Sao_Paulo' } as AppConfig;
-    claims = new DispatchClaimRepository(database.dataSource, config);
-    outcomes = new DispatchOutcomeRepository(database.dataSource, config);
+    claims = new DispatchClaimRepository(database.dataSource, ENGINE_CONFIG);
+    outcomes = new DispatchOutcomeRepository(database.dataSource, ENGINE_CONFIG);
     leases = new DispatchLeaseRepository(database.dataSource);
     monitoring = new DispatchMonitoringRepository(database.dataSource);
-    pacing = new PgInstancePacing(database.dataSource, config);
+    pacing = new PgInstancePacing(database.dataSource, ENGINE_CONFIG);
   });
 
   afterAll(async () => {
@@ -61,27 +57,8 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
     company = await insertCompany(sql);
   });
 
-  function inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    return database.dataSource.transaction((manager) => work(transactionOf(manager)));
-  }
-
   function claim(worker = WORKER, inFlight: number[] = []) {
     return claims.claimDue(worker, 128, LEASE_SECONDS, inFlight);
-  }
-
-  function delivery(contactId: string, overrides: Partial<Delivery> = {}): Delivery {
-    return {
-      contactId,
-      messageId: 'msg-1',
-      text: 'Olá',
-      pauseSeconds: 2,
-      waitingReason: null,
-      pauseDraw: 0.5,
-      endsTurn: true,
-      milestoneCount: 1000,
-      turnMessages: 1,
-      ...overrides,
-    };
   }
 
   /** A leased campaign whose first contact is SENDING, as the begin statement leaves it. */
@@ -293,7 +270,7 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       });
       const { contact } = await claims.beginLeasedSend(id, WORKER, LEASE_SECONDS);
 
-      const recorded = await outcomes.recordDelivered(null, id, WORKER, delivery(contact!.id));
+      const recorded = await outcomes.recordDelivered(null, id, WORKER, deliveryOf(contact!.id));
 
       expect(recorded).toMatchObject({ leaseHeld: false, contactMoved: true, sentContacts: 1 });
       expect(await contactStatuses(sql, id)).toEqual(['SENT', 'PENDING', 'PENDING']);
@@ -321,7 +298,7 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
         null,
         id,
         WORKER,
-        delivery(contact.id, overrides),
+        deliveryOf(contact.id, overrides),
       );
 
       expect(recorded).toMatchObject({ leaseHeld: true, contactMoved: true, sentContacts: 1 });
@@ -338,7 +315,7 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       const { campaign, contact } = await claims.beginLeasedSend(id, WORKER, LEASE_SECONDS);
       const pause = pauseAfterDelivery(campaign!, { pauseSeconds: 2, longPauseSeconds: 45 });
 
-      await outcomes.recordDelivered(null, id, WORKER, delivery(contact!.id, pause));
+      await outcomes.recordDelivered(null, id, WORKER, deliveryOf(contact!.id, pause));
 
       const state = await campaignState(sql, id);
       expect(state).toMatchObject({ waitingReason: 'LONG_PAUSE', sentContacts: 2 });
@@ -353,7 +330,7 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
         [id, OTHER],
       );
 
-      const recorded = await outcomes.recordDelivered(null, id, WORKER, delivery(contact.id));
+      const recorded = await outcomes.recordDelivered(null, id, WORKER, deliveryOf(contact.id));
 
       expect(recorded).toMatchObject({ leaseHeld: false, contactMoved: true, sentContacts: 1 });
       const state = await campaignState(sql, id);
@@ -373,8 +350,12 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
         counts: watchedCountsOfFailure('refused', campaign.watchedSends, 50),
       };
 
-      const first = await inTransaction((tx) => outcomes.failContact(tx, id, contact.id, failure));
-      const again = await inTransaction((tx) => outcomes.failContact(tx, id, contact.id, failure));
+      const first = await database.inTransaction((tx) =>
+        outcomes.failContact(tx, id, contact.id, failure),
+      );
+      const again = await database.inTransaction((tx) =>
+        outcomes.failContact(tx, id, contact.id, failure),
+      );
 
       expect(first).toMatchObject({
         contactMoved: true,
@@ -390,7 +371,7 @@ describe('dispatch repositories (medium: real PostgreSQL)', () => {
       const instance = await insertInstance(sql, company);
       const id = await insertCampaign(sql, company, instance, { lockedBy: OTHER });
 
-      const result = await inTransaction((tx) =>
+      const result = await database.inTransaction((tx) =>
         leases.rescheduleAndRelease(tx, id, WORKER, { nextSendInMs: 5_000, cause: 'internal' }),
       );
 

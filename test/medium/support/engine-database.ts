@@ -1,6 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { Transaction } from '../../../src/common/persistence/transaction';
+import type { AppConfig } from '../../../src/config/app-config.service';
+import { transactionOf } from '../../../src/database/transactions';
 import { dataSourceOptions } from '../../../src/database/data-source-options';
 import { runMigrations } from '../../../src/database/migrate';
 import { createDedicatedDatabase } from '../../e2e/foundation/helpers/databases';
@@ -13,8 +16,13 @@ import { createDedicatedDatabase } from '../../e2e/foundation/helpers/databases'
 export interface EngineDatabase {
   dataSource: DataSource;
   sql: Pool;
+  /** `work` in a transaction of the DataSource, as a use case's unit of work runs it. */
+  inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** What the engine's repositories read of the configuration. */
+export const ENGINE_CONFIG = { appTimezone: 'America/Sao_Paulo' } as AppConfig;
 
 export async function openEngineDatabase(suffix: string): Promise<EngineDatabase> {
   const database = await createDedicatedDatabase(suffix);
@@ -27,6 +35,7 @@ export async function openEngineDatabase(suffix: string): Promise<EngineDatabase
   return {
     dataSource,
     sql,
+    inTransaction: (work) => dataSource.transaction((manager) => work(transactionOf(manager))),
     close: async () => {
       await sql.end();
       await dataSource.destroy();

@@ -1,4 +1,5 @@
 import type { Pool } from 'pg';
+import type { Delivery } from '../../../src/modules/campaigns/domain/dispatch-records';
 
 let counter = 0;
 
@@ -146,4 +147,20 @@ export async function pacingState(
     [gatewayConfigId],
   );
   return rows[0];
+}
+
+/** A delivery of contact `contactId` that ends its turn, as the dispatcher decides one. */
+export function deliveryOf(contactId: string, overrides: Partial<Delivery> = {}): Delivery {
+  return {
+    contactId,
+    messageId: 'msg-1',
+    text: 'Olá',
+    pauseSeconds: 2,
+    waitingReason: null,
+    pauseDraw: 0.5,
+    endsTurn: true,
+    milestoneCount: 1000,
+    turnMessages: 1,
+    ...overrides,
+  };
 }
