@@ -1,6 +1,7 @@
 import {
   BeforeApplicationShutdown,
   Injectable,
+  Logger,
   OnApplicationBootstrap,
   OnApplicationShutdown,
   OnModuleDestroy,
@@ -81,6 +82,8 @@ export abstract class BackgroundWorker
     OnApplicationShutdown
 {
   protected readonly loop: WorkLoop;
+  /** Named after the worker's class, as each worker's own logger was. */
+  protected readonly logger = new Logger(this.constructor.name);
   private finishing: Promise<void> | undefined;
 
   protected constructor(

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '../../../common/persistence/transaction';
 import { DomainError } from '../../../common/errors/domain-error';
 import { Clock } from '../../../common/time/clock';
@@ -21,8 +21,6 @@ const LEASE_SECONDS = 120;
  */
 @Injectable()
 export class AutomationScheduler extends BackgroundWorker {
-  private readonly logger = new Logger(AutomationScheduler.name);
-
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly automations: AutomationsRepository,

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import {
   CAMPAIGN_DELETIONS_CHANNEL,
@@ -21,8 +21,6 @@ const AWAIT_FEED_MS = 1_000;
  */
 @Injectable()
 export class CampaignDeletionsWorker extends BackgroundWorker {
-  private readonly logger = new Logger(CampaignDeletionsWorker.name);
-
   constructor(
     private readonly deletions: CampaignDeletionsRepository,
     context: WorkerContext,

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { HealthRegistry } from '../../../common/health/health-registry';
 import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
@@ -35,7 +35,6 @@ const CLAIM_AFTER_TURNS_MS = 20;
  */
 @Injectable()
 export class DispatchWorker extends BackgroundWorker {
-  private readonly logger = new Logger(DispatchWorker.name);
   private readonly inFlight = new Map<number, Promise<void>>();
   private lastScheduledCheck = 0;
   private lastLivenessSweep = 0;

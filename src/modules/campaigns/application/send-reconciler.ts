@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Metrics } from '../../../common/metrics/metrics';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { AppConfig } from '../../../config/app-config.service';
@@ -24,8 +24,6 @@ const CLOCK_SLACK_MS = 5_000;
  */
 @Injectable()
 export class SendReconciler extends BackgroundWorker {
-  private readonly logger = new Logger(SendReconciler.name);
-
   constructor(
     private readonly repository: ReconciliationRepository,
     private readonly gateway: MessagingGateway,

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../common/time/clock';
 import { NoticeQueue } from '../../notices/application/ports/notice.queue';
 import { OutboxWriter } from '../../outbox/application/ports/outbox.writer';
@@ -27,8 +27,6 @@ const POOLS_PER_READ = 500;
  */
 @Injectable()
 export class SenderPoolsWorker extends BackgroundWorker {
-  private readonly logger = new Logger(SenderPoolsWorker.name);
-
   constructor(
     context: WorkerContext,
     private readonly pools: SenderPoolsRepository,

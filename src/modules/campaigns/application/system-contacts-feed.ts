@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { SystemContactsRecorder } from '../../user-databases/application/system-contacts.recorder';
 import { UnitOfWork } from '../../../common/persistence/transaction';
@@ -17,8 +17,6 @@ const POLL_MS = 1_000;
  */
 @Injectable()
 export class SystemContactsFeed extends BackgroundWorker {
-  private readonly logger = new Logger(SystemContactsFeed.name);
-
   constructor(
     private readonly unrecordedSent: UnrecordedSentRepository,
     private readonly unitOfWork: UnitOfWork,

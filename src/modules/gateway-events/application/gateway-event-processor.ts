@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Transaction, UnitOfWork } from '../../../common/persistence/transaction';
 import { faultCode, faultReason, isDataFault } from '../../../common/errors/data-fault';
 import { Metrics } from '../../../common/metrics/metrics';
@@ -82,7 +82,6 @@ interface Bisection {
  */
 @Injectable()
 export class GatewayEventProcessor extends BackgroundWorker {
-  private readonly logger = new Logger(GatewayEventProcessor.name);
   private nextLockCheckAt = 0;
 
   constructor(

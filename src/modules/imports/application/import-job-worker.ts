@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../../common/errors/domain-error';
 import { UnitOfWork } from '../../../common/persistence/transaction';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
@@ -27,7 +27,6 @@ const BUSY_POLL_MS = 1_000;
  */
 @Injectable()
 export class ImportJobWorker extends BackgroundWorker {
-  private readonly logger = new Logger(ImportJobWorker.name);
   readonly workerId = newWorkerId();
 
   constructor(

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import { GatewayConfigsService } from '../../gateway/application/gateway-configs.service';
 import { GatewayConfigUsageRegistry } from '../../gateway/application/gateway-config-usage.registry';
@@ -21,8 +21,6 @@ export const NOTICE_CHANNEL = 'notices';
  */
 @Injectable()
 export class NoticeWorker extends BackgroundWorker {
-  private readonly logger = new Logger(NoticeWorker.name);
-
   constructor(
     private readonly notices: NoticesRepository,
     private readonly gatewayConfigs: GatewayConfigsService,

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { BackgroundWorker, WorkerContext } from '../../../common/work/background-worker';
 import {
   IndexConnection,
@@ -15,8 +15,6 @@ const MAX_ATTEMPTS = 3;
  */
 @Injectable()
 export class RecordIndexWorker extends BackgroundWorker {
-  private readonly logger = new Logger(RecordIndexWorker.name);
-
   constructor(
     private readonly indexes: RecordIndexesRepository,
     context: WorkerContext,

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { WebhookDeliveryOutcome } from '../../../common/metrics/metric-labels';
 import { Metrics } from '../../../common/metrics/metrics';
 import { Clock } from '../../../common/time/clock';
@@ -40,7 +40,6 @@ const ATTEMPT_OUTCOME: Record<Exclude<DeliveryStatus, 'SENDING'>, WebhookDeliver
  */
 @Injectable()
 export class WebhookDeliveryWorker extends BackgroundWorker {
-  private readonly logger = new Logger(WebhookDeliveryWorker.name);
   private readonly leaseMs = this.config.webhookTimeoutMs + LEASE_MARGIN_MS;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
