@@ -148,6 +148,8 @@ export default defineBenchmark({
         'worker CPU %': Math.round(run.workerCpuPercent),
         'PG CPU ms/msg': round(run.postgresCpuMsPerMessage, 2),
         'xacts/msg': round(run.transactionsPerMessage, 1),
+        'buffers/msg': Math.round(run.buffersPerMessage),
+        'WAL B/msg': Math.round(run.walBytesPerMessage),
         leased: Math.round(run.queue.meanLeased),
         'due, not leased': Math.round(run.queue.meanDueNotLeased),
       });
@@ -179,7 +181,7 @@ export default defineBenchmark({
         `Scheduled msg/s: each instance sends at the pace its slots set, ${settings.instances} instances / their mean (slot − previous arrival); after every message each of the instance's five campaigns waits its own pause, all drawn at the same point of their 1–3 s range, so the instance's next slot is one 1–3 s draw, 2 s on average (until the pause moved to the instance each campaign drew its own, and the slot was the smallest of five draws, about 1.35 s on average).`,
         `Gaps: between consecutive arrivals of one instance at the fake gateway (this process's clock, as the database's: same machine); a gap below ${MIN_PAUSE_S} s − ${GAP_TOLERANCE_MS} ms would break the pause.`,
         'Leased / due, not leased: campaigns under a worker’s lease and campaigns whose next_send_at passed without one (some of them wait for their instance), sampled once a second; a worker leases at most 128 at once (MAX_CAMPAIGNS_IN_FLIGHT).',
-        'CPU: worker processes and the PostgreSQL backends of the bench database (utime + stime in /proc); xacts/msg: commits + rollbacks of the database per message (every autocommit statement is one).',
+        "CPU: worker processes and the PostgreSQL backends of the bench database (utime + stime in /proc); xacts/msg: commits + rollbacks of the database per message (every autocommit statement is one); buffers/msg: shared buffers its statements touched (pg_stat_database blks_hit + blks_read), WAL B/msg: the server's WAL bytes (pg_stat_wal), per message: counts of work that a shared host's steal time does not blur, as it does CPU time.",
         'BENCH_PACING_INSTANCES, _CAMPAIGNS, _CONTACTS, _WARMUP, _DURATION and _WORKERS (e.g. "1,2") change the run.',
       ],
       details: { settings, runs },
@@ -441,6 +443,10 @@ export interface RunFigures {
   workerCpuPercent: number;
   postgresCpuMsPerMessage: number;
   transactionsPerMessage: number;
+  /** Shared buffers the database's statements touched, per message (see DatabaseUsage). */
+  buffersPerMessage: number;
+  /** WAL the server wrote, per message. */
+  walBytesPerMessage: number;
   fakeGateway: { cpuMsPerRequest: number; eventLoopUtilization: number };
   workerLog: Array<{ warn: number; error: number }>;
   /** Campaigns leased by the workers, and due but not leased, on average over the window. */
@@ -512,6 +518,8 @@ export async function measureRun(
     workerCpuPercent: ((after.workerCpuMs - before.workerCpuMs) / (windowSeconds * 1000)) * 100,
     postgresCpuMsPerMessage: cpuBetween(before.postgresCpuMs, after.postgresCpuMs) / messages,
     transactionsPerMessage: (after.transactions - before.transactions) / messages,
+    buffersPerMessage: (after.buffers - before.buffers) / messages,
+    walBytesPerMessage: (after.walBytes - before.walBytes) / messages,
     fakeGateway: {
       cpuMsPerRequest:
         (after.harnessCpuMs - before.harnessCpuMs) / Math.max(1, after.requests - before.requests),
@@ -561,6 +569,8 @@ interface Snapshot {
   workerCpuMs: number;
   postgresCpuMs: Map<number, number>;
   transactions: number;
+  buffers: number;
+  walBytes: number;
   harnessCpuMs: number;
   requests: number;
   elu: ReturnType<typeof performance.eventLoopUtilization>;
@@ -622,6 +632,8 @@ type Analysis = Omit<
   | 'workerCpuPercent'
   | 'postgresCpuMsPerMessage'
   | 'transactionsPerMessage'
+  | 'buffersPerMessage'
+  | 'walBytesPerMessage'
   | 'fakeGateway'
   | 'workerLog'
   | 'queue'

@@ -128,10 +128,16 @@ export function processCpuMs(pid: number): number {
   }
 }
 
-/** The CPU of a database's backends, by pid, and its transactions so far: a run's cost in PostgreSQL. */
+/**
+ * The CPU of a database's backends, by pid, its transactions, the shared buffers its statements
+ * touched (hits and reads) and the server's WAL so far: a run's cost in PostgreSQL. Buffers and
+ * WAL count work the way CPU time cannot on a shared host (steal time, a busy neighbour).
+ */
 export interface DatabaseUsage {
   postgresCpuMs: Map<number, number>;
   transactions: number;
+  buffers: number;
+  walBytes: number;
 }
 
 /** What the backends of `databaseName` used so far (utime + stime each) and its commits + rollbacks. */
@@ -139,13 +145,17 @@ export async function databaseUsage(
   sql: { query<R>(text: string, values: unknown[]): Promise<{ rows: R[] }> },
   databaseName: string,
 ): Promise<DatabaseUsage> {
-  const { rows } = await sql.query<{ pid: number; xacts: string }>(
-    `SELECT a.pid, (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1) AS xacts
-       FROM pg_stat_activity a WHERE a.datname = $1`,
+  const { rows } = await sql.query<{ pid: number; xacts: string; buffers: string; wal: string }>(
+    `SELECT a.pid, d.xact_commit + d.xact_rollback AS xacts, d.blks_hit + d.blks_read AS buffers,
+            (SELECT wal_bytes FROM pg_stat_wal) AS wal
+       FROM pg_stat_activity a JOIN pg_stat_database d ON d.datname = a.datname
+      WHERE a.datname = $1`,
     [databaseName],
   );
   return {
     postgresCpuMs: new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)])),
     transactions: Number(rows[0]?.xacts ?? 0),
+    buffers: Number(rows[0]?.buffers ?? 0),
+    walBytes: Number(rows[0]?.wal ?? 0),
   };
 }
