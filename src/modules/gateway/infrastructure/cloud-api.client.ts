@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { GatewayOperation } from '../../../common/metrics/metric-labels';
 import { Metrics } from '../../../common/metrics/metrics';
 import { OutboundHttpClient, OutboundMethod } from '../../../common/outbound/outbound-http.client';
-import { CloudApiTarget, GatewayError } from '../domain/messaging-gateway';
+import { CloudApiTarget } from '../domain/messaging-gateway';
+import { loggedCallFailure } from './gateway-call-failure';
 import { cloudApiErrorFromResponse } from './cloud-api.errors';
 import { endpointUrl } from './evolution-api.gateway';
 import { exchangeJson, timedGatewayCall } from './timed-gateway-call';
@@ -51,24 +52,10 @@ export class GraphApiClient {
         (response) => cloudApiErrorFromResponse(response.status, response.data),
       );
     } catch (error) {
-      throw this.failed(target, call, error);
+      // Which number and call failed, and how: never the token.
+      const where = { phoneNumberId: target.phoneNumberId, operation: call.operation };
+      throw loggedCallFailure(this.logger, 'Graph API call failed', where, error);
     }
-  }
-
-  /** Logs which number and call failed and how: never the token. */
-  private failed(target: CloudApiTarget, call: GraphCall, error: unknown): unknown {
-    if (error instanceof GatewayError) {
-      this.logger.debug(
-        {
-          phoneNumberId: target.phoneNumberId,
-          operation: call.operation,
-          kind: error.kind,
-          httpStatus: error.httpStatus,
-        },
-        'Graph API call failed',
-      );
-    }
-    return error;
   }
 }
 

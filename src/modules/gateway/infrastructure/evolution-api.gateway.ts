@@ -20,6 +20,7 @@ import {
   StoredSentMessage,
 } from '../domain/messaging-gateway';
 import { gatewayErrorFromResponse } from './evolution-api.errors';
+import { loggedCallFailure } from './gateway-call-failure';
 import {
   buildSendRequest,
   SendEndpoint,
@@ -290,25 +291,14 @@ export class EvolutionApiGateway extends MessagingGateway {
           ),
       );
     } catch (error) {
-      throw this.failed(target, call, error);
+      // Where and how the call failed: instance and host, never the key.
+      const where = {
+        instance: target.instance,
+        host: hostOf(target.url),
+        route: call.path.split('/').slice(0, 3).join('/'),
+      };
+      throw loggedCallFailure(this.logger, 'Gateway call failed', where, error);
     }
-  }
-
-  /** Logs where and how a call failed: instance and host, never the key. */
-  private failed(target: EvolutionTarget, call: GatewayCall, error: unknown): unknown {
-    if (error instanceof GatewayError) {
-      this.logger.debug(
-        {
-          instance: target.instance,
-          host: hostOf(target.url),
-          route: call.path.split('/').slice(0, 3).join('/'),
-          kind: error.kind,
-          httpStatus: error.httpStatus,
-        },
-        'Gateway call failed',
-      );
-    }
-    return error;
   }
 }
 
