@@ -72,15 +72,15 @@ export default defineBenchmark({
       await create(`Listada ${i}`, contacts(10, CONTACTS + i * 10));
     }
     const id = await create('A excluir', contacts(CONTACTS, 0));
-    // As a campaign that ran: sent (copied to the SYSTEM database already), some read, some failed.
+    // As a campaign that ran: sent (no sent_xid: behind the SYSTEM-contacts feed already), some read,
+    // some failed.
     await sql.query(
       `UPDATE campaign_contacts
           SET status = CASE WHEN id % 10 = 0 THEN 'FAILED' ELSE 'SENT' END,
               failure_kind = CASE WHEN id % 10 = 0 THEN 'retries_exhausted' END,
               sent_at = CASE WHEN id % 10 <> 0 THEN now() END,
               read_at = CASE WHEN id % 3 = 0 AND id % 10 <> 0 THEN now() END,
-              gateway_message_id = CASE WHEN id % 10 <> 0 THEN 'BENCH' || id END,
-              system_recorded = true
+              gateway_message_id = CASE WHEN id % 10 <> 0 THEN 'BENCH' || id END
         WHERE campaign_id = $1`,
       [id],
     );

@@ -197,8 +197,8 @@ async function seedSentContacts(sql: Client, companyId: number, configId: number
   const campaignId = rows[0].id;
   await sql.query(
     `INSERT INTO campaign_contacts (campaign_id, company_id, phone_number, name, status, retry_count, sent_at,
-            gateway_message_id, system_recorded)
-     SELECT $1, $2, (5511900000000 + g)::text, '', 'SENT', 1, now(), 'K' || g, true
+            gateway_message_id)
+     SELECT $1, $2, (5511900000000 + g)::text, '', 'SENT', 1, now(), 'K' || g
        FROM generate_series(1, $3) AS g`,
     [campaignId, companyId, SEEDED_CONTACTS],
   );

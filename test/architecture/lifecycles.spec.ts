@@ -12,7 +12,12 @@ import {
 } from '../../src/modules/user-databases/domain/record-index-state';
 import { USER_DATABASE_LIFECYCLE } from '../../src/modules/user-databases/domain/user-database-status';
 import { WEBHOOK_DELIVERY_LIFECYCLE } from '../../src/modules/webhooks/domain/webhook-delivery';
-import { literalStatusWrites, sqlTextsOf, statusLikeColumns } from './status-writes';
+import {
+  literalStatusWrites,
+  sqlTemplatesOf,
+  sqlTextsOf,
+  statusLikeColumns,
+} from './status-writes';
 
 const SRC = join(__dirname, '..', '..', 'src');
 const MIGRATIONS = join(SRC, 'database', 'migrations');
@@ -43,6 +48,18 @@ describe('lifecycles', () => {
       ),
     );
     expect(literalWrites).toEqual([]);
+  });
+
+  it("stamp the SYSTEM-contacts feed's order wherever a contact becomes SENT", () => {
+    // The feed copies SENT contacts by the stamp alone: one left unstamped is never copied.
+    const makesSent = /\$\{[\w.]*\b(deliver|arrive)\.to\}/i;
+    const statements = sourceFiles(SRC).flatMap((file) =>
+      sqlTemplatesOf(file, readFileSync(file, 'utf8'))
+        .filter((sql) => /UPDATE campaign_contacts/.test(sql) && makesSent.test(sql))
+        .map((sql) => ({ file: relative(SRC, file), stamped: /SENT_STAMP|sent_xid =/.test(sql) })),
+    );
+    expect(statements.length).toBeGreaterThanOrEqual(5);
+    expect(statements.filter((statement) => !statement.stamped)).toEqual([]);
   });
 
   it('at-most-once lifecycles never go back to sending from a state that may have sent', () => {

@@ -37,6 +37,23 @@ export function sqlTextsOf(fileName: string, source: string): string[] {
   return texts;
 }
 
+/** The SQL of every template literal of a TypeScript source, each `${…}` kept as written. */
+export function sqlTemplatesOf(fileName: string, source: string): string[] {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false);
+  const texts: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isTemplateExpression(node)) {
+      const spans = node.templateSpans.map(
+        (span) => `\${${span.expression.getText(file)}}${span.literal.text}`,
+      );
+      texts.push(node.head.text + spans.join(''));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return texts;
+}
+
 /** A column and the SQL expression a statement writes into it. */
 interface Write {
   column: string;

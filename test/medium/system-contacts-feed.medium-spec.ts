@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { UnrecordedSentRepository } from '../../src/modules/campaigns/infrastructure/unrecorded-sent.repository';
 import type { SentContact } from '../../src/modules/user-databases/domain/sent-contact';
 import { openEngineDatabase, type EngineDatabase } from './support/engine-database';
@@ -6,8 +6,8 @@ import { insertCampaign, insertCompany, insertInstance } from './support/engine-
 
 /**
  * What the SYSTEM-contacts feed takes from campaign_contacts (SystemContactsFeed): every SENT
- * contact once, whatever else happens to it or to the feed meanwhile. docs/PERFORMANCE.md plans
- * to replace the flag it keeps with a watermark; these are the rules any version must keep.
+ * contact once, whatever else happens to it or to the feed meanwhile. The rules were written
+ * for the flag the feed kept before it followed the commits' order, and hold for both.
  */
 describe('the SYSTEM-contacts feed (medium: real PostgreSQL)', () => {
   let database: EngineDatabase;
@@ -47,12 +47,16 @@ describe('the SYSTEM-contacts feed (medium: real PostgreSQL)', () => {
     return { id, contactIds: rows.map((row) => row.id) };
   }
 
-  /** Moves contacts as the engine's statements do; FAILED ones carry a kind, as they must. */
+  /**
+   * Moves contacts as the engine's statements do: a SENT one stamped with its transaction
+   * (SENT_STAMP), a FAILED one with a kind, as they must.
+   */
   async function move(contactIds: string[], status: string, sentSecondsAgo = 0): Promise<void> {
     await sql.query(
       `UPDATE campaign_contacts
           SET status = $2::varchar,
               sent_at = CASE WHEN $2::varchar = 'SENT' THEN now() - make_interval(secs => $3::float) ELSE sent_at END,
+              sent_xid = CASE WHEN $2::varchar = 'SENT' THEN pg_current_xact_id() ELSE sent_xid END,
               failed_at = CASE WHEN $2::varchar = 'FAILED' THEN now() END,
               failure_kind = CASE WHEN $2::varchar = 'FAILED' THEN 'not_delivered' END
         WHERE id = ANY ($1::bigint[])`,
@@ -118,9 +122,13 @@ describe('the SYSTEM-contacts feed (medium: real PostgreSQL)', () => {
     const campaign = await campaignWith(6);
     await move(campaign.contactIds, 'SENT');
 
+    // Side by side, or one after the other when one feed finds the other at work.
     const [first, second] = await Promise.all([take(4), take(4)]);
+    const rest = await take();
 
-    expect(phonesOf([...first, ...second])).toEqual(await phonesOfIds(campaign.contactIds));
+    expect(phonesOf([...first, ...second, ...rest])).toEqual(
+      await phonesOfIds(campaign.contactIds),
+    );
     expect(await take()).toEqual([]);
   });
 
@@ -131,6 +139,29 @@ describe('the SYSTEM-contacts feed (medium: real PostgreSQL)', () => {
     expect(await take()).toEqual([]);
 
     await move(campaign.contactIds, 'SENT');
+    expect(phonesOf(await take())).toEqual(await phonesOfIds(campaign.contactIds));
+    expect(await take()).toEqual([]);
+  });
+
+  it('never passes a send whose transaction is still open: it takes it, and those after it, once it commits', async () => {
+    const campaign = await campaignWith(2);
+    const [older, newer] = campaign.contactIds;
+    const open: PoolClient = await sql.connect();
+    try {
+      await open.query('BEGIN');
+      await open.query(
+        `UPDATE campaign_contacts SET status = 'SENT', sent_at = now(),
+                sent_xid = pg_current_xact_id() WHERE id = $1`,
+        [older],
+      );
+      // Sent and committed after it, by a later transaction.
+      await move([newer], 'SENT');
+      expect(await take()).toEqual([]);
+      await open.query('COMMIT');
+    } finally {
+      open.release();
+    }
+
     expect(phonesOf(await take())).toEqual(await phonesOfIds(campaign.contactIds));
     expect(await take()).toEqual([]);
   });

@@ -36,6 +36,7 @@ import { CloudApiOutcomes1763999000000 } from './1763999000000-CloudApiOutcomes'
 import { CloudApiCosts1763999500000 } from './1763999500000-CloudApiCosts';
 import { CloudThroughputPacing1764000000000 } from './1764000000000-CloudThroughputPacing';
 import { CountRecipientsOfCappedNumbersOnly1764003000000 } from './1764003000000-CountRecipientsOfCappedNumbersOnly';
+import { FeedSystemContactsInCommitOrder1764004000000 } from './1764004000000-FeedSystemContactsInCommitOrder';
 
 /** Every migration, in order. `npm run migration:generate` writes a file; add its class here. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   CloudApiCosts1763999500000,
   CloudThroughputPacing1764000000000,
   CountRecipientsOfCappedNumbersOnly1764003000000,
+  FeedSystemContactsInCommitOrder1764004000000,
 ];

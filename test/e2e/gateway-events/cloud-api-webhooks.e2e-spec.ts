@@ -1,4 +1,5 @@
 import { Metrics } from '../../../src/common/metrics/metrics';
+import { AWAITS_THE_FEED } from '../../../src/modules/campaigns/infrastructure/system-contacts-feed.sql';
 import { phones, waitForCampaign } from '../../support/campaigns';
 import { countRows, db } from '../../support/db';
 import { useE2eFixture } from '../../support/e2e-fixture';
@@ -174,15 +175,11 @@ describe('Meta’s webhooks for a Cloud API configuration', () => {
     expect(rows[0]).toMatchObject({ status: 'FAILED', failure_kind: 'undeliverable' });
     expect(rows[0].failure_reason).toContain('131026: Message undeliverable');
 
-    // The SYSTEM-contacts feed marks each SENT contact copied, once, in the background: let it
-    // have done so, so that the only writer left to catch is the replay.
+    // The SYSTEM-contacts feed copies each SENT contact, once, in the background: let it have
+    // done so, so that the only writer left to catch is the replay.
     await until(
       () =>
-        countRows(
-          'campaign_contacts',
-          `campaign_id = $1 AND status = 'SENT' AND NOT system_recorded`,
-          [campaignId],
-        ),
+        countRows('campaign_contacts c', `campaign_id = $1 AND ${AWAITS_THE_FEED}`, [campaignId]),
       (n) => n === 0,
     );
     const versions = () =>

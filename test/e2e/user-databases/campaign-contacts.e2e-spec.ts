@@ -5,6 +5,11 @@ import { expectErrorBody } from '../../support/error-body';
 import { TestCompany } from '../../support/test-app';
 import { createDatabase, csv } from '../../support/user-databases';
 import { until } from '../../support/waiting';
+import { AWAITS_THE_FEED } from '../../../src/modules/campaigns/infrastructure/system-contacts-feed.sql';
+
+/** Contact `c` was copied to the SYSTEM database: the feed's position is at it or past it. */
+const COPIED_BY_THE_FEED = `c.sent_xid IS NOT NULL
+  AND (c.sent_xid, c.id) <= (SELECT p.fed_xid, p.fed_id FROM system_contacts_feed_position p)`;
 
 describe('user databases in campaigns', () => {
   const { t, fake } = useE2eFixture();
@@ -13,11 +18,7 @@ describe('user databases in campaigns', () => {
   async function systemRecords(company: TestCompany): Promise<{ database: any; records: any[] }> {
     await until(
       () =>
-        countRows(
-          'campaign_contacts',
-          `company_id = $1 AND status = 'SENT' AND NOT system_recorded`,
-          [company.id],
-        ),
+        countRows('campaign_contacts c', `company_id = $1 AND ${AWAITS_THE_FEED}`, [company.id]),
       (unrecorded) => unrecorded === 0,
       30_000,
     );
@@ -123,7 +124,9 @@ describe('user databases in campaigns', () => {
     ]);
     const markSent = (campaignId: number, sentAt: string): Promise<unknown> =>
       db().query(
-        `UPDATE campaign_contacts SET status = 'SENT', sent_at = $2 WHERE campaign_id = $1`,
+        // Stamped as every statement that makes a contact SENT stamps it (SENT_STAMP).
+        `UPDATE campaign_contacts SET status = 'SENT', sent_at = $2, sent_xid = pg_current_xact_id()
+          WHERE campaign_id = $1`,
         [campaignId, sentAt],
       );
 
@@ -141,7 +144,7 @@ describe('user databases in campaigns', () => {
       ['5511987659002', 'Outro', newer],
     ]);
     expect(
-      await countRows('campaign_contacts', `campaign_id = ANY($1) AND system_recorded`, [
+      await countRows('campaign_contacts c', `campaign_id = ANY($1) AND ${COPIED_BY_THE_FEED}`, [
         [older, newer],
       ]),
     ).toBe(3);

@@ -4,15 +4,10 @@ import type { Transaction } from '../../../common/persistence/transaction';
 import { execute, queryRows } from '../../../database/query-rows';
 import type { CampaignStatus } from '../domain/campaign-status';
 import { UNFINISHED_CONTACT_STATUSES } from '../domain/campaign-contact-status';
+import { AWAITS_THE_FEED } from './system-contacts-feed.sql';
 
 /** The NOTIFY channel that wakes the contacts' batches of every instance. */
 export const CAMPAIGN_DELETIONS_CHANNEL = 'campaign_deletions';
-
-/**
- * Contacts the batches leave for later: a SENT one the SYSTEM-contacts feed has not copied yet
- * (its copy is the company's record of the send; the feed takes it within a second).
- */
-const AWAITS_THE_FEED = `c.status = 'SENT' AND NOT c.system_recorded`;
 
 /** Contacts still in flight or being confirmed: their outcome counts on the number. */
 const UNSETTLED = UNFINISHED_CONTACT_STATUSES.filter((status) => status !== 'PENDING');

@@ -13,6 +13,7 @@ import {
   REFUSAL_KINDS,
   RefusedSend,
 } from '../domain/delivery-receipt';
+import { SENT_STAMP } from './system-contacts-feed.sql';
 
 interface MovedContact extends RefusedSend {
   keyId: string;
@@ -69,7 +70,8 @@ const APPLY_RECEIPTS = `WITH receipt AS (
                 failure_reason = CASE WHEN o.refused THEN left(o.reason, 500) WHEN o.arrived THEN NULL
                                       ELSE c.failure_reason END,
                 failed_at = CASE WHEN o.refused THEN o.at WHEN o.arrived THEN NULL ELSE c.failed_at END,
-                billed_category = coalesce(c.billed_category, o.category)
+                billed_category = coalesce(c.billed_category, o.category),
+                sent_xid = CASE WHEN o.arrived THEN pg_current_xact_id() ELSE c.sent_xid END
            FROM old o
           WHERE c.id = o.id AND (o.fills OR o.refused OR o.arrived)
           RETURNING o.campaign_id, o.refused, o.arrived,
@@ -193,7 +195,7 @@ export class DeliveryReceiptsRepository {
           ORDER BY contact_id, at),
        sent AS (
          UPDATE campaign_contacts c
-            SET status = ${DELIVER.to}, sent_at = r.at, gateway_message_id = r.key_id, reconcile_at = NULL
+            SET status = ${DELIVER.to}, ${SENT_STAMP}, sent_at = r.at, gateway_message_id = r.key_id, reconcile_at = NULL
            FROM receipt r
           WHERE c.id = r.contact_id AND c.company_id = r.company_id AND c.status = 'UNCERTAIN'
           RETURNING c.campaign_id),

@@ -15,6 +15,7 @@ import {
   TAKE_SET,
   TAKEN_CONTACT_COLUMNS,
 } from './dispatch.sql';
+import { SENT_STAMP } from './system-contacts-feed.sql';
 
 /** A contact as the take's JSON carries it (TAKEN_CONTACT_COLUMNS). */
 interface TakenContactJson {
@@ -93,7 +94,7 @@ export class DispatchBatchRepository {
     const sql = `WITH delivered AS (
          SELECT * FROM unnest($2::bigint[], $3::varchar[], $4::text[]) AS d(id, message_id, sent_text)),
        sent AS (
-         UPDATE campaign_contacts c SET status = ${MOVE.deliver.to}, sent_at = now(),
+         UPDATE campaign_contacts c SET status = ${MOVE.deliver.to}, ${SENT_STAMP}, sent_at = now(),
                 gateway_message_id = d.message_id, reconcile_at = NULL, sent_text = d.sent_text
            FROM delivered d
           WHERE c.id = d.id AND c.campaign_id = $1 AND c.status IN (${MOVE.deliver.from})

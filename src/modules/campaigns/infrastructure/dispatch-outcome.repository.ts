@@ -14,6 +14,7 @@ import type {
   Requeue,
 } from '../domain/dispatch-records';
 import { CAMPAIGN_MOVE, COUNTER_COLUMNS, MOVE, UNFINISHED } from './dispatch.sql';
+import { SENT_STAMP } from './system-contacts-feed.sql';
 
 /**
  * The lease ends with the delivery when the turn ends ($8) while this worker ($5) holds it and
@@ -64,7 +65,7 @@ export class DispatchOutcomeRepository {
     delivery: Delivery,
   ): Promise<DeliveryRecorded> {
     const sql = `WITH sent AS (
-         UPDATE campaign_contacts SET status = ${MOVE.deliver.to}, sent_at = now(), gateway_message_id = $3,
+         UPDATE campaign_contacts SET status = ${MOVE.deliver.to}, ${SENT_STAMP}, sent_at = now(), gateway_message_id = $3,
                 reconcile_at = NULL, sent_text = $4
           WHERE id = $2 AND campaign_id = $1 AND status IN (${MOVE.deliver.from})
           RETURNING id),

@@ -9,6 +9,7 @@ import {
 } from '../domain/campaign-contact-status';
 import type { ContactFailureKind } from '../domain/contact-failure-kind';
 import { DISPATCH_CHANNEL } from '../application/ports/dispatch-channel';
+import { SENT_STAMP } from './system-contacts-feed.sql';
 
 const DELIVER = CAMPAIGN_CONTACT_LIFECYCLE.sql('deliver');
 const WRITE_OFF = CAMPAIGN_CONTACT_LIFECYCLE.sql('writeOff');
@@ -83,7 +84,7 @@ export class ReconciliationRepository {
     const moved = await queryRows<{ id: number }>(
       this.dataSource,
       `WITH sent AS (
-         UPDATE campaign_contacts SET status = ${DELIVER.to}, sent_at = $3, gateway_message_id = $2, reconcile_at = NULL
+         UPDATE campaign_contacts SET status = ${DELIVER.to}, ${SENT_STAMP}, sent_at = $3, gateway_message_id = $2, reconcile_at = NULL
           WHERE id = $1 AND status = 'UNCERTAIN'
           RETURNING campaign_id)
        UPDATE campaigns SET sent_contacts = sent_contacts + 1, updated_at = now()

@@ -3,37 +3,69 @@ import type { Transaction } from '../../../common/persistence/transaction';
 import { queryRows } from '../../../database/query-rows';
 import type { SentContact } from '../../user-databases/domain/sent-contact';
 
-/** The SYSTEM-contacts feed's side of campaign_contacts: the SENT contacts not yet copied. */
+/** Where the feed stands, and how far it may read (the oldest transaction still running). */
+interface FeedPosition {
+  fedXid: string;
+  fedId: string;
+  readBelow: string;
+}
+
+/**
+ * The next SENT contacts after the position ($2, $3) whose sends committed below $4, at most
+ * $1 of them, in the feed's order; the position moves to the last of them in the same
+ * statement. The same statement records, per company and person, the number that sent to them
+ * last (contact_senders: the next pool campaign keeps them on it), off the send path.
+ */
+const TAKE_AFTER_POSITION = `
+  WITH taken AS (
+    SELECT c.id, c.sent_xid, c.company_id, c.campaign_id, c.phone_number, c.name, c.sent_at
+      FROM campaign_contacts c
+     WHERE c.status = 'SENT' AND c.sent_xid IS NOT NULL
+       AND (c.sent_xid, c.id) > ($2::xid8, $3::bigint) AND c.sent_xid < $4::xid8
+     ORDER BY c.sent_xid, c.id LIMIT $1),
+  moved AS (
+    UPDATE system_contacts_feed_position p SET fed_xid = last.sent_xid, fed_id = last.id
+      FROM (SELECT sent_xid, id FROM taken ORDER BY sent_xid DESC, id DESC LIMIT 1) last),
+  senders AS (
+    INSERT INTO contact_senders (company_id, phone_key, gateway_config_id, last_sent_at)
+    SELECT DISTINCT ON (c.company_id, phone_match_key(c.phone_number))
+           c.company_id, phone_match_key(c.phone_number), k.gateway_config_id, coalesce(c.sent_at, now())
+      FROM taken c JOIN campaigns k ON k.id = c.campaign_id
+     ORDER BY c.company_id, phone_match_key(c.phone_number), c.sent_at DESC NULLS LAST
+    ON CONFLICT (company_id, phone_key) DO UPDATE
+       SET gateway_config_id = EXCLUDED.gateway_config_id, last_sent_at = EXCLUDED.last_sent_at
+     WHERE contact_senders.last_sent_at <= EXCLUDED.last_sent_at)
+  SELECT company_id AS "companyId", campaign_id AS "campaignId", phone_number AS phone,
+         coalesce(name, '') AS name, sent_at AS "sentAt"
+    FROM taken`;
+
+/**
+ * The SYSTEM-contacts feed's side of campaign_contacts: the SENT contacts after its position
+ * (system-contacts-feed.sql.ts says why in commit order).
+ */
 @Injectable()
 export class UnrecordedSentRepository {
   /**
-   * Takes up to `limit` SENT contacts not yet copied to the SYSTEM database and marks them
-   * copied; the caller copies them in the same transaction, so a crash undoes both. The same
-   * statement records, per company and person, the number that sent to them last
-   * (contact_senders: the next pool campaign keeps them on it), off the send path.
+   * Takes up to `limit` SENT contacts not yet copied to the SYSTEM database and moves the
+   * feed's position past them; the caller copies them in the same transaction, so a crash
+   * undoes both. One feed at a time holds the position; another finds it taken and takes none.
    */
   async claimUnrecordedSent(tx: Transaction, limit: number): Promise<SentContact[]> {
-    return queryRows<SentContact>(
+    const [position] = await queryRows<FeedPosition>(
       tx,
-      `WITH claimed AS (
-         UPDATE campaign_contacts c SET system_recorded = true
-           FROM (SELECT id FROM campaign_contacts WHERE status = 'SENT' AND NOT system_recorded
-                  ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) batch
-          WHERE c.id = batch.id
-          RETURNING c.company_id, c.campaign_id, c.phone_number, c.name, c.sent_at),
-       senders AS (
-         INSERT INTO contact_senders (company_id, phone_key, gateway_config_id, last_sent_at)
-         SELECT DISTINCT ON (c.company_id, phone_match_key(c.phone_number))
-                c.company_id, phone_match_key(c.phone_number), k.gateway_config_id, coalesce(c.sent_at, now())
-           FROM claimed c JOIN campaigns k ON k.id = c.campaign_id
-          ORDER BY c.company_id, phone_match_key(c.phone_number), c.sent_at DESC NULLS LAST
-         ON CONFLICT (company_id, phone_key) DO UPDATE
-            SET gateway_config_id = EXCLUDED.gateway_config_id, last_sent_at = EXCLUDED.last_sent_at
-          WHERE contact_senders.last_sent_at <= EXCLUDED.last_sent_at)
-       SELECT company_id AS "companyId", campaign_id AS "campaignId", phone_number AS phone,
-              coalesce(name, '') AS name, sent_at AS "sentAt"
-         FROM claimed`,
-      [limit],
+      // The snapshot's xmin: every transaction below it has ended, committed or not.
+      `SELECT fed_xid::text AS "fedXid", fed_id::text AS "fedId",
+              pg_snapshot_xmin(pg_current_snapshot())::text AS "readBelow"
+         FROM system_contacts_feed_position FOR UPDATE SKIP LOCKED`,
     );
+    if (!position) {
+      return [];
+    }
+    return queryRows<SentContact>(tx, TAKE_AFTER_POSITION, [
+      limit,
+      position.fedXid,
+      position.fedId,
+      position.readBelow,
+    ]);
   }
 }
