@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Transaction } from '../../../common/persistence/transaction';
 import { queryRows } from '../../../database/query-rows';
 import type { SentContact } from '../../user-databases/domain/sent-contact';
+import { SENT_STAMP } from './system-contacts-feed.sql';
 
 /** Where the feed stands, and how far it may read (the oldest transaction still running). */
 interface FeedPosition {
@@ -61,11 +62,32 @@ export class UnrecordedSentRepository {
     if (!position) {
       return [];
     }
+    if (BigInt(position.readBelow) < BigInt(position.fedXid)) {
+      await this.restartBehindTheCounter(tx, position.readBelow);
+      return [];
+    }
     return queryRows<SentContact>(tx, TAKE_AFTER_POSITION, [
       limit,
       position.fedXid,
       position.fedId,
       position.readBelow,
     ]);
+  }
+
+  /**
+   * The server's transaction counter is behind the position: the database was restored from
+   * a dump into another server, whose counter starts again from the beginning. No new stamp
+   * would pass the position again, so the sends stamped at or after the counter are stamped
+   * anew and the feed starts over; copying a contact again only writes what its record holds.
+   */
+  private async restartBehindTheCounter(tx: Transaction, counter: string): Promise<void> {
+    await queryRows(
+      tx,
+      `WITH restamped AS (
+         UPDATE campaign_contacts SET ${SENT_STAMP}
+          WHERE status = 'SENT' AND sent_xid >= $1::xid8 RETURNING 1)
+       UPDATE system_contacts_feed_position SET fed_xid = '0', fed_id = 0`,
+      [counter],
+    );
   }
 }
