@@ -78,4 +78,6 @@ export const TABLES_WITHOUT_ENTITIES: readonly string[] = [
   'campaign_deletions',
   // A Cloud API business account's message templates as Meta last listed them: replaced whole.
   'gateway_templates',
+  // Where the SYSTEM-contacts feed stands in the sends' commit order: one row, moved by its batches.
+  'system_contacts_feed_position',
 ];
