@@ -3,8 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The SYSTEM-contacts feed follows the sends in commit order instead of flagging each contact
  * it copied. The flag (`system_recorded`) was a third non-HOT version of every sent contact's
- * row, entering seven of its indexes: a quarter of a paced message's buffers and 38 % of its
- * WAL (docs/PERFORMANCE.md). Now the statement that makes a contact SENT stamps its
+ * row, entering seven of its indexes: a fifth of a paced message's WAL, and as many dead
+ * versions for vacuum (docs/PERFORMANCE.md). Now the statement that makes a contact SENT stamps its
  * transaction's id (`sent_xid`), and the feed keeps one position, the (sent_xid, id) of the
  * last contact it copied. It reads only below the oldest transaction still running
  * (`pg_snapshot_xmin`): every one below has ended, so no contact can appear behind the
