@@ -12,12 +12,7 @@ import {
 } from '../../src/modules/user-databases/domain/record-index-state';
 import { USER_DATABASE_LIFECYCLE } from '../../src/modules/user-databases/domain/user-database-status';
 import { WEBHOOK_DELIVERY_LIFECYCLE } from '../../src/modules/webhooks/domain/webhook-delivery';
-import {
-  literalStatusWrites,
-  sqlTemplatesOf,
-  sqlTextsOf,
-  statusLikeColumns,
-} from './status-writes';
+import { literalStatusWrites, sqlTextsOf, statusLikeColumns } from './status-writes';
 
 const SRC = join(__dirname, '..', '..', 'src');
 const MIGRATIONS = join(SRC, 'database', 'migrations');
@@ -54,7 +49,7 @@ describe('lifecycles', () => {
     // The feed copies SENT contacts by the stamp alone: one left unstamped is never copied.
     const makesSent = /\$\{[\w.]*\b(deliver|arrive)\.to\}/i;
     const statements = sourceFiles(SRC).flatMap((file) =>
-      sqlTemplatesOf(file, readFileSync(file, 'utf8'))
+      sqlTextsOf(file, readFileSync(file, 'utf8'), 'as written')
         .filter((sql) => /UPDATE campaign_contacts/.test(sql) && makesSent.test(sql))
         .map((sql) => ({ file: relative(SRC, file), stamped: /SENT_STAMP|sent_xid =/.test(sql) })),
     );

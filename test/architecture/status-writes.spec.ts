@@ -48,6 +48,13 @@ describe('sqlTextsOf', () => {
     const source = "const a = 'x';\nconst b = `SET status = ${MOVE.to} WHERE id = $1`;";
     expect(sqlTextsOf('a.ts', source)).toEqual(['x', 'SET status = $ts WHERE id = $1']);
   });
+
+  it('keeps each substitution as written when asked to', () => {
+    const source = 'const b = `SET status = ${MOVE.deliver.to}, ${STAMP} WHERE id = $1`;';
+    expect(sqlTextsOf('a.ts', source, 'as written')).toEqual([
+      'SET status = ${MOVE.deliver.to}, ${STAMP} WHERE id = $1',
+    ]);
+  });
 });
 
 describe('statusLikeColumns', () => {

@@ -19,34 +19,27 @@ export function statusLikeColumns(migrationSources: readonly string[]): string[]
   return [...new Set(names)].sort();
 }
 
-/** The text of every string and template literal of a TypeScript source. */
-export function sqlTextsOf(fileName: string, source: string): string[] {
+/**
+ * The text of every string and template literal of a TypeScript source. Each `${…}` stands as
+ * `$ts` (a value computed in TypeScript), or with `substitutions: 'as written'` as its source.
+ */
+export function sqlTextsOf(
+  fileName: string,
+  source: string,
+  substitutions: 'as values' | 'as written' = 'as values',
+): string[] {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false);
+  const shown = (expression: ts.Expression): string =>
+    substitutions === 'as values' ? '$ts' : `\${${expression.getText(file)}}`;
   const texts: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
       texts.push(node.text);
     } else if (ts.isTemplateExpression(node)) {
       texts.push(
-        node.head.text + node.templateSpans.map((span) => `$ts${span.literal.text}`).join(''),
+        node.head.text +
+          node.templateSpans.map((span) => shown(span.expression) + span.literal.text).join(''),
       );
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(file);
-  return texts;
-}
-
-/** The SQL of every template literal of a TypeScript source, each `${…}` kept as written. */
-export function sqlTemplatesOf(fileName: string, source: string): string[] {
-  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false);
-  const texts: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if (ts.isTemplateExpression(node)) {
-      const spans = node.templateSpans.map(
-        (span) => `\${${span.expression.getText(file)}}${span.literal.text}`,
-      );
-      texts.push(node.head.text + spans.join(''));
     }
     ts.forEachChild(node, visit);
   };
