@@ -13,7 +13,7 @@ import {
   REFUSAL_KINDS,
   RefusedSend,
 } from '../domain/delivery-receipt';
-import { SENT_STAMP } from './system-contacts-feed.sql';
+import { SENDING_TRANSACTION, SENT_STAMP } from './system-contacts-feed.sql';
 
 interface MovedContact extends RefusedSend {
   keyId: string;
@@ -71,7 +71,7 @@ const APPLY_RECEIPTS = `WITH receipt AS (
                                       ELSE c.failure_reason END,
                 failed_at = CASE WHEN o.refused THEN o.at WHEN o.arrived THEN NULL ELSE c.failed_at END,
                 billed_category = coalesce(c.billed_category, o.category),
-                sent_xid = CASE WHEN o.arrived THEN pg_current_xact_id() ELSE c.sent_xid END
+                sent_xid = CASE WHEN o.arrived THEN ${SENDING_TRANSACTION} ELSE c.sent_xid END
            FROM old o
           WHERE c.id = o.id AND (o.fills OR o.refused OR o.arrived)
           RETURNING o.campaign_id, o.refused, o.arrived,

@@ -5,8 +5,11 @@
  * running (every one below it has ended: nothing can appear behind the position later).
  */
 
+/** The writing transaction's id, which the feed's order follows. */
+export const SENDING_TRANSACTION = `pg_current_xact_id()`;
+
 /** What a statement that makes a contact SENT writes besides its status. */
-export const SENT_STAMP = `sent_xid = pg_current_xact_id()`;
+export const SENT_STAMP = `sent_xid = ${SENDING_TRANSACTION}`;
 
 /** Contact `c` is SENT and the feed has not copied it yet. */
 export const AWAITS_THE_FEED = `c.status = 'SENT' AND c.sent_xid IS NOT NULL
